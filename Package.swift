@@ -1,0 +1,59 @@
+// swift-tools-version:6.0
+// Boardwalk: a touchscreen game kiosk drawn straight into DRM/KMS.
+// Module rules (who may import whom) are in docs/ARCHITECTURE.md.
+import PackageDescription
+
+func shim(_ name: String, _ pkg: String, _ apt: [String]) -> Target {
+    .systemLibrary(name: name, path: "Sources/\(name)", pkgConfig: pkg, providers: [.apt(apt)])
+}
+
+let package = Package(
+    name: "Boardwalk",
+    products: [
+        .executable(name: "boardwalk", targets: ["boardwalk"]),
+        .executable(name: "boardwalk-bench", targets: ["boardwalk-bench"]),
+    ],
+    targets: [
+        // System-library shims: a modulemap and a header each, nothing else.
+        shim("CDRM", "libdrm", ["libdrm-dev"]),
+        shim("CEvdev", "libevdev", ["libevdev-dev"]),
+        shim("CALSA", "alsa", ["libasound2-dev"]),
+        shim("CPixman", "pixman-1", ["libpixman-1-dev"]),
+        shim("CFreeType", "freetype2", ["libfreetype-dev"]),
+        shim("CPNG", "libpng", ["libpng-dev"]),
+        shim("CSndfile", "sndfile", ["libsndfile1-dev"]),
+
+        // System calls as thrown errors, files, clocks, logging: used by every layer.
+        .target(name: "Platform"),
+        .target(name: "Graphics", dependencies: ["Platform", "CPixman", "CFreeType", "CPNG"]),
+        .target(name: "Input", dependencies: ["Platform", "CEvdev"]),
+        .target(name: "Audio", dependencies: ["Platform", "CALSA", "CSndfile"]),
+        .target(name: "Display", dependencies: ["Platform", "Graphics", "CDRM"]),
+        .target(name: "UI", dependencies: ["Platform", "Graphics", "Input"]),
+
+        .target(name: "BeatZombies", dependencies: ["UI", "Graphics", "Audio"]),
+        .target(name: "GuessPicture", dependencies: ["UI", "Graphics", "Audio"]),
+        .target(name: "Game2048", dependencies: ["UI", "Graphics", "Audio"]),
+        .target(name: "MemoryMatch", dependencies: ["UI", "Graphics", "Audio"]),
+
+        .target(name: "Arcade", dependencies: [
+            "Platform", "Graphics", "Input", "Audio", "Display", "UI",
+            "BeatZombies", "GuessPicture", "Game2048", "MemoryMatch",
+        ]),
+        .executableTarget(name: "boardwalk", dependencies: ["Arcade"]),
+        .executableTarget(name: "boardwalk-bench", dependencies: ["Arcade"]),
+
+        .testTarget(name: "PlatformTests", dependencies: ["Platform"]),
+        .testTarget(name: "GraphicsTests", dependencies: ["Graphics"]),
+        .testTarget(name: "InputTests", dependencies: ["Input"]),
+        .testTarget(name: "AudioTests", dependencies: ["Audio"]),
+        .testTarget(name: "DisplayTests", dependencies: ["Display"]),
+        .testTarget(name: "UITests", dependencies: ["UI"]),
+        .testTarget(name: "BeatZombiesTests", dependencies: ["BeatZombies"]),
+        .testTarget(name: "GuessPictureTests", dependencies: ["GuessPicture"]),
+        .testTarget(name: "Game2048Tests", dependencies: ["Game2048"]),
+        .testTarget(name: "MemoryMatchTests", dependencies: ["MemoryMatch"]),
+        .testTarget(name: "ArcadeTests", dependencies: ["Arcade"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,1 @@
+// Arcade: being built; see docs/ARCHITECTURE.md.

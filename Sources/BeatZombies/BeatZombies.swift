@@ -1,0 +1,1 @@
+// BeatZombies: being built; see docs/ARCHITECTURE.md.

@@ -1,0 +1,3 @@
+#include <stdint.h>
+#include <xf86drm.h>
+#include <xf86drmMode.h>

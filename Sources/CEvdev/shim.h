@@ -1,0 +1,2 @@
+#include <libevdev/libevdev.h>
+#include <linux/input.h>

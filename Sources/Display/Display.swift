@@ -1,0 +1,1 @@
+// Display: being built; see docs/ARCHITECTURE.md.

@@ -1,0 +1,1 @@
+// Game2048: being built; see docs/ARCHITECTURE.md.

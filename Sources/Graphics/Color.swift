@@ -1,0 +1,43 @@
+/// A colour with straight (not premultiplied) alpha, 8 bits per channel.
+public struct Color: Sendable, Equatable, Hashable {
+    public var r: UInt8
+    public var g: UInt8
+    public var b: UInt8
+    public var a: UInt8
+
+    public init(r: UInt8, g: UInt8, b: UInt8, a: UInt8 = 255) {
+        self.r = r; self.g = g; self.b = b; self.a = a
+    }
+    /// 0xRRGGBB, opaque.
+    public init(hex: UInt32, alpha: UInt8 = 255) {
+        self.init(r: UInt8(hex >> 16 & 0xFF), g: UInt8(hex >> 8 & 0xFF), b: UInt8(hex & 0xFF), a: alpha)
+    }
+
+    public func withAlpha(_ alpha: Double) -> Color {
+        Color(r: r, g: g, b: b, a: UInt8(max(0, min(255, (alpha * 255).rounded()))))
+    }
+    /// Multiplies the alpha, for fading a whole view.
+    public func fading(_ opacity: Double) -> Color {
+        Color(r: r, g: g, b: b, a: UInt8(max(0, min(255, (Double(a) * opacity).rounded()))))
+    }
+    /// Mixes toward another colour; t = 0 is self, 1 is other.
+    public func mixed(with other: Color, _ t: Double) -> Color {
+        func mix(_ p: UInt8, _ q: UInt8) -> UInt8 {
+            UInt8(max(0, min(255, (Double(p) + (Double(q) - Double(p)) * t).rounded())))
+        }
+        return Color(r: mix(r, other.r), g: mix(g, other.g), b: mix(b, other.b), a: mix(a, other.a))
+    }
+    public func lighter(_ t: Double) -> Color { mixed(with: .white.withAlpha(Double(a) / 255), t) }
+    public func darker(_ t: Double) -> Color { mixed(with: .black.withAlpha(Double(a) / 255), t) }
+
+    /// Premultiplied 0xAARRGGBB, the layout of pixman's a8r8g8b8 in memory (little endian).
+    public var premultipliedARGB: UInt32 {
+        let alpha = UInt32(a)
+        func pm(_ c: UInt8) -> UInt32 { (UInt32(c) * alpha + 127) / 255 }
+        return alpha << 24 | pm(r) << 16 | pm(g) << 8 | pm(b)
+    }
+
+    public static let black = Color(hex: 0x000000)
+    public static let white = Color(hex: 0xFFFFFF)
+    public static let clear = Color(r: 0, g: 0, b: 0, a: 0)
+}

@@ -1,0 +1,139 @@
+import CPixman
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public enum PixelFormat: String, Sendable, Equatable, CaseIterable {
+    /// 32-bit, alpha byte ignored: the usual scan-out format.
+    case xrgb8888
+    /// 32-bit premultiplied alpha: images, sprites, glyphs.
+    case argb8888
+    /// 16-bit 5-6-5: small SPI panels.
+    case rgb565
+    /// 8-bit coverage: masks.
+    case a8
+
+    public var bytesPerPixel: Int {
+        switch self {
+        case .xrgb8888, .argb8888: 4
+        case .rgb565: 2
+        case .a8: 1
+        }
+    }
+
+    var pixmanFormat: pixman_format_code_t {
+        switch self {
+        case .xrgb8888: PIXMAN_x8r8g8b8
+        case .argb8888: PIXMAN_a8r8g8b8
+        case .rgb565: PIXMAN_r5g6b5
+        case .a8: PIXMAN_a8
+        }
+    }
+}
+
+/// A block of pixels in memory with the pixman image that draws into it. The surface
+/// owns both; either it allocated the pixels or it wraps memory whose owner outlives it.
+public final class Surface {
+    public let width: Int
+    public let height: Int
+    public let format: PixelFormat
+    /// Bytes per row.
+    public let stride: Int
+    public let pixels: UnsafeMutableRawPointer
+    let image: OpaquePointer
+    private let ownsPixels: Bool
+
+    /// Allocates a cleared surface.
+    public init(width: Int, height: Int, format: PixelFormat) {
+        precondition(width > 0 && height > 0, "surface of \(width)x\(height)")
+        self.width = width
+        self.height = height
+        self.format = format
+        // Rows padded to 16 bytes so pixman's SIMD paths stay aligned.
+        self.stride = (width * format.bytesPerPixel + 15) & ~15
+        self.pixels = UnsafeMutableRawPointer.allocate(byteCount: stride * height, alignment: 64)
+        self.pixels.initializeMemory(as: UInt8.self, repeating: 0, count: stride * height)
+        self.ownsPixels = true
+        self.image = pixman_image_create_bits(
+            format.pixmanFormat, Int32(width), Int32(height),
+            pixels.assumingMemoryBound(to: UInt32.self), Int32(stride))!
+    }
+
+    /// Wraps pixels someone else owns (a mapped scan-out buffer, a decoded image).
+    public init(wrapping pixels: UnsafeMutableRawPointer, width: Int, height: Int, stride: Int,
+                format: PixelFormat) {
+        self.width = width
+        self.height = height
+        self.format = format
+        self.stride = stride
+        self.pixels = pixels
+        self.ownsPixels = false
+        self.image = pixman_image_create_bits(
+            format.pixmanFormat, Int32(width), Int32(height),
+            pixels.assumingMemoryBound(to: UInt32.self), Int32(stride))!
+    }
+
+    deinit {
+        pixman_image_unref(image)
+        if ownsPixels { pixels.deallocate() }
+    }
+
+    public var bounds: PixelRect { PixelRect(0, 0, width, height) }
+    public var byteCount: Int { stride * height }
+
+    /// One pixel as straight-alpha Color (for tests and screenshots; slow).
+    public func pixel(x: Int, y: Int) -> Color {
+        let row = pixels + y * stride
+        switch format {
+        case .xrgb8888:
+            let v = row.load(fromByteOffset: x * 4, as: UInt32.self)
+            return Color(hex: v & 0xFFFFFF)
+        case .argb8888:
+            let v = row.load(fromByteOffset: x * 4, as: UInt32.self)
+            let a = UInt8(v >> 24)
+            if a == 0 { return .clear }
+            func un(_ c: UInt32) -> UInt8 { UInt8(min(255, (c & 0xFF) * 255 / UInt32(a))) }
+            return Color(r: un(v >> 16), g: un(v >> 8), b: un(v), a: a)
+        case .rgb565:
+            let v = UInt32(row.load(fromByteOffset: x * 2, as: UInt16.self))
+            let r = (v >> 11) & 0x1F, g = (v >> 5) & 0x3F, b = v & 0x1F
+            return Color(r: UInt8(r << 3 | r >> 2), g: UInt8(g << 2 | g >> 4), b: UInt8(b << 3 | b >> 2))
+        case .a8:
+            return Color(r: 0, g: 0, b: 0, a: row.load(fromByteOffset: x, as: UInt8.self))
+        }
+    }
+
+    /// Fills a pixel rectangle with a colour, replacing what is there (no blending).
+    public func clear(_ rect: PixelRect? = nil, to color: Color = .clear) {
+        let r = (rect ?? bounds).intersection(bounds)
+        guard !r.isEmpty else { return }
+        var c = color.pixmanColor
+        var box = pixman_box32_t(x1: Int32(r.x), y1: Int32(r.y), x2: Int32(r.maxX), y2: Int32(r.maxY))
+        pixman_image_fill_boxes(PIXMAN_OP_SRC, image, &c, 1, &box)
+    }
+
+    /// Copies a region of another surface here at the same position, converting format.
+    public func copy(from source: Surface, rect: PixelRect) {
+        let r = rect.intersection(bounds).intersection(source.bounds)
+        guard !r.isEmpty else { return }
+        pixman_image_composite32(PIXMAN_OP_SRC, source.image, nil, image,
+                                 Int32(r.x), Int32(r.y), 0, 0, Int32(r.x), Int32(r.y),
+                                 Int32(r.width), Int32(r.height))
+    }
+
+    /// A new surface holding a copy of this one (converted to the given format).
+    public func copied(as format: PixelFormat? = nil) -> Surface {
+        let out = Surface(width: width, height: height, format: format ?? self.format)
+        out.copy(from: self, rect: bounds)
+        return out
+    }
+}
+
+extension Color {
+    /// pixman's 16-bit-per-channel premultiplied colour.
+    var pixmanColor: pixman_color_t {
+        let alpha = UInt32(a)
+        func pm(_ c: UInt8) -> UInt16 { UInt16((UInt32(c) * alpha + 127) / 255 * 257) }
+        return pixman_color_t(red: pm(r), green: pm(g), blue: pm(b), alpha: UInt16(alpha * 257))
+    }
+}

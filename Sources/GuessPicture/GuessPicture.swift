@@ -1,0 +1,1 @@
+// GuessPicture: being built; see docs/ARCHITECTURE.md.

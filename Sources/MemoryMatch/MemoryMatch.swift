@@ -1,0 +1,1 @@
+// MemoryMatch: being built; see docs/ARCHITECTURE.md.

@@ -1,0 +1,102 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Whole-file reads and crash-safe writes, without Foundation.
+public enum Files {
+    public static func exists(_ path: String) -> Bool {
+        access(path, F_OK) == 0
+    }
+
+    public static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    public static func readBytes(_ path: String) throws(SystemError) -> [UInt8] {
+        let fd = try retryingEINTR("open", path) { open(path, O_RDONLY | O_CLOEXEC) }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = try retryingEINTR("read", path) {
+                chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            }
+            if count == 0 { break }
+            bytes.append(contentsOf: chunk[0..<count])
+        }
+        return bytes
+    }
+
+    public static func readText(_ path: String) throws(SystemError) -> String {
+        String(decoding: try readBytes(path), as: UTF8.self)
+    }
+
+    /// Writes so that a power cut leaves either the old file or the new one, never half:
+    /// temp file, fsync, rename over the target, fsync the directory.
+    public static func writeAtomically(_ path: String, bytes: [UInt8], mode: mode_t = 0o644)
+        throws(SystemError)
+    {
+        let temp = path + ".tmp"
+        let fd = try retryingEINTR("open", temp) {
+            open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+        }
+        do {
+            var offset = 0
+            while offset < bytes.count {
+                let written = try retryingEINTR("write", temp) {
+                    bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+                }
+                offset += written
+            }
+            try retryingEINTR("fsync", temp) { fsync(fd) }
+        } catch {
+            close(fd)
+            unlink(temp)
+            throw error
+        }
+        close(fd)
+        try retryingEINTR("rename", "\(temp) -> \(path)") { rename(temp, path) }
+        let dir = directoryName(path)
+        let dirFD = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dirFD >= 0 {
+            _ = fsync(dirFD)
+            close(dirFD)
+        }
+    }
+
+    public static func writeAtomically(_ path: String, text: String) throws(SystemError) {
+        try writeAtomically(path, bytes: Array(text.utf8))
+    }
+
+    /// Creates a directory and its parents; an existing directory is fine.
+    public static func makeDirectories(_ path: String, mode: mode_t = 0o755) throws(SystemError) {
+        var prefix = path.hasPrefix("/") ? "/" : ""
+        for part in path.split(separator: "/") {
+            prefix += part
+            if mkdir(prefix, mode) != 0 && errno != EEXIST {
+                throw SystemError("mkdir", prefix)
+            }
+            prefix += "/"
+        }
+    }
+
+    public static func directoryName(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        let dir = path[..<slash]
+        return dir.isEmpty ? "/" : String(dir)
+    }
+
+    public static func listDirectory(_ path: String) -> [String] {
+        guard let dir = opendir(path) else { return [] }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+}

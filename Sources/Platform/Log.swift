@@ -1,0 +1,42 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Logs to stderr in the journal's format: one line each, a "<N>" priority prefix.
+/// Written unbuffered, so journal timestamps are true. Repeats of one message are
+/// rate-limited so a failing device can't flood the journal.
+public enum Log {
+    public enum Priority: Int, Sendable { case error = 3, warning = 4, notice = 5, info = 6, debug = 7 }
+
+    nonisolated(unsafe) public static var minimum: Priority = .info
+    /// Where lines go; tests replace it to capture them.
+    nonisolated(unsafe) public static var sink: (String) -> Void = { line in
+        let text = line + "\n"
+        _ = text.withCString { Glibc.write(2, $0, strlen($0)) }
+    }
+    nonisolated(unsafe) private static var lastSeen: [String: (time: Double, suppressed: Int)] = [:]
+    /// The same message is written at most once per this many seconds.
+    nonisolated(unsafe) public static var repeatInterval: Double = 10
+
+    public static func error(_ message: String) { log(.error, message) }
+    public static func warning(_ message: String) { log(.warning, message) }
+    public static func notice(_ message: String) { log(.notice, message) }
+    public static func info(_ message: String) { log(.info, message) }
+    public static func debug(_ message: String) { log(.debug, message) }
+
+    public static func log(_ priority: Priority, _ message: String) {
+        guard priority.rawValue <= minimum.rawValue else { return }
+        let now = monotonicSeconds()
+        var text = message
+        if let seen = lastSeen[message] {
+            if now - seen.time < repeatInterval {
+                lastSeen[message] = (seen.time, seen.suppressed + 1)
+                return
+            }
+            if seen.suppressed > 0 { text += " (repeated \(seen.suppressed) more times)" }
+        }
+        if lastSeen.count > 256 { lastSeen.removeAll() }
+        lastSeen[message] = (now, 0)
+        sink("<\(priority.rawValue)>\(text)")
+    }
+}

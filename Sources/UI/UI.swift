@@ -1,0 +1,1 @@
+// UI: being built; see docs/ARCHITECTURE.md.

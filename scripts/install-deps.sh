@@ -1,0 +1,22 @@
+#!/bin/sh
+# Installs the Debian packages Boardwalk needs, only those missing.
+#   scripts/install-deps.sh build   - to build and run the kiosk
+#   scripts/install-deps.sh test    - also what the tests need
+set -eu
+build="pkg-config libdrm-dev libevdev-dev libasound2-dev libpixman-1-dev libfreetype-dev
+       libpng-dev libsndfile1-dev fonts-dejavu-core fonts-wqy-microhei fonts-noto-color-emoji"
+test="$build unicode-cldr-core sox"
+case "${1:-build}" in
+  build) want=$build ;;
+  test) want=$test ;;
+  *) echo "usage: $0 build|test" >&2; exit 2 ;;
+esac
+missing=""
+for p in $want; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "installing:$missing"
+sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing
