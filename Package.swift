@@ -41,7 +41,7 @@ let package = Package(
             "BeatZombies", "GuessPicture", "Game2048", "MemoryMatch",
         ]),
         .executableTarget(name: "boardwalk", dependencies: ["Arcade"]),
-        .executableTarget(name: "boardwalk-bench", dependencies: ["Arcade"]),
+        .executableTarget(name: "boardwalk-bench", dependencies: ["Arcade", "Graphics", "UI", "Platform", "CPixman"]),
 
         .testTarget(name: "PlatformTests", dependencies: ["Platform"]),
         .testTarget(name: "GraphicsTests", dependencies: ["Graphics"]),
