@@ -28,7 +28,7 @@ let package = Package(
         .target(name: "Graphics", dependencies: ["Platform", "CPixman", "CFreeType", "CPNG"]),
         .target(name: "Input", dependencies: ["Platform", "CEvdev"]),
         .target(name: "Audio", dependencies: ["Platform", "CALSA", "CSndfile"]),
-        .target(name: "Display", dependencies: ["Platform", "Graphics", "CDRM"]),
+        .target(name: "Display", dependencies: ["Platform", "Graphics", "CDRM", "CPixman"]),
         .target(name: "UI", dependencies: ["Platform", "Graphics", "Input"]),
 
         .target(name: "BeatZombies", dependencies: ["UI", "Graphics", "Audio"]),
