@@ -22,9 +22,11 @@ let package = Package(
         shim("CFreeType", "freetype2", ["libfreetype-dev"]),
         shim("CPNG", "libpng", ["libpng-dev"]),
         shim("CSndfile", "sndfile", ["libsndfile1-dev"]),
+        // Linux headers missing from the Glibc module (signalfd, timerfd); glibc itself, nothing to link.
+        .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
 
         // System calls as thrown errors, files, clocks, logging: used by every layer.
-        .target(name: "Platform"),
+        .target(name: "Platform", dependencies: ["CLinux"]),
         .target(name: "Graphics", dependencies: ["Platform", "CPixman", "CFreeType", "CPNG"]),
         .target(name: "Input", dependencies: ["Platform", "CEvdev"]),
         .target(name: "Audio", dependencies: ["Platform", "CALSA", "CSndfile"]),
