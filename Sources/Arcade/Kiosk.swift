@@ -25,7 +25,7 @@ public final class Kiosk {
     let sound: SoundBoard
     let catalog: GameCatalog
     let menu: MenuScene
-    private var games: [String: GameScene] = [:]
+    private var openGames: [String: GameScene] = [:]
     private var attractScene: GameScene?
     private var attractStarted = 0.0
     private var attractIndex = 0
@@ -69,8 +69,6 @@ public final class Kiosk {
         sound.playMusic(.menu)
     }
 
-    var language: Language { Language(settings.kiosk.language) }
-
     private func refreshMenu() {
         let enabled = catalog.entries.filter { settings.kiosk.enabledGames.contains($0.id) }
         menu.setEntries(enabled)
@@ -90,13 +88,13 @@ public final class Kiosk {
     public func open(game id: String) {
         guard settings.kiosk.enabledGames.contains(id) else { return }
         let scene: GameScene
-        if let existing = games[id] {
+        if let existing = openGames[id] {
             scene = existing
         } else {
             guard let made = catalog.make(id, sound: sound, storage: storage, language: language,
                                           seed: nextSeed(), autoplay: false) else { return }
             made.onHome = { [weak self] in self?.goHome() }
-            games[id] = made
+            openGames[id] = made
             scene = made
         }
         store.countPlay(game: id, now: now)
@@ -118,7 +116,7 @@ public final class Kiosk {
 
     private func leaveCurrent() {
         switch mode {
-        case .game(let id): games[id]?.pause()
+        case .game(let id): openGames[id]?.pause()
         case .attract: stopAttract()
         default: break
         }
@@ -269,7 +267,7 @@ extension Kiosk: OperatorControls {
     }
     public var language: Language {
         get { Language(settings.kiosk.language) }
-        set { save("kiosk.language", newValue.rawValue); games.removeAll() }
+        set { save("kiosk.language", newValue.rawValue); openGames.removeAll() }
     }
     public var idleToMenuSeconds: Int {
         get { settings.kiosk.idleToMenuSeconds }
