@@ -45,7 +45,7 @@ let package = Package(
 
         .testTarget(name: "PlatformTests", dependencies: ["Platform"]),
         .testTarget(name: "GraphicsTests", dependencies: ["Graphics"]),
-        .testTarget(name: "InputTests", dependencies: ["Input"]),
+        .testTarget(name: "InputTests", dependencies: ["Input"], exclude: ["Fixtures"]),
         .testTarget(name: "AudioTests", dependencies: ["Audio"]),
         .testTarget(name: "DisplayTests", dependencies: ["Display"]),
         .testTarget(name: "UITests", dependencies: ["UI"]),
