@@ -47,7 +47,9 @@ final class GameTile: Button {
         canvas.fillCircle(center: pc, radius: pictureSide * 0.62, Color.white.withAlpha(0.16))
         canvas.drawEmoji(entry.emoji, in: Rect(center: pc, size: Size(pictureSide, pictureSide)),
                          fonts: UIEnvironment.fonts)
-        let nameStyle = TextStyle(size: min(28, r.width / 7), weight: .bold, color: .white)
+        var nameStyle = TextStyle(size: min(28, r.width / 7), weight: .bold, color: .white)
+        let nameWidth = UIEnvironment.fonts.measure(entry.name(language), style: nameStyle, scale: canvas.scale)
+        if nameWidth > r.width - 20 { nameStyle.size *= (r.width - 20) / nameWidth }
         canvas.drawText(entry.name(language), in: Rect(r.minX + 8, r.minY + r.height * 0.68, r.width - 16, r.height * 0.14),
                         style: nameStyle, fonts: UIEnvironment.fonts, wrap: false)
         let bestText = best.map { (language == .chinese ? "最高分 " : "Best ") + String($0) } ?? (language == .chinese ? "新游戏" : "New!")

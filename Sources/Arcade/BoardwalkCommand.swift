@@ -87,8 +87,9 @@ public enum Boardwalk {
         let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         guard n > 0 else { return nil }
         let exe = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        guard let range = exe.range(of: "/.build/") else { return nil }
-        let root = String(exe[..<range.lowerBound])
+        let parts = exe.split(separator: "/", omittingEmptySubsequences: false)
+        guard let build = parts.firstIndex(of: ".build") else { return nil }
+        let root = parts[..<build].joined(separator: "/")
         return Files.exists(root + "/Package.swift") ? root : nil
     }
 
