@@ -60,7 +60,7 @@ public enum Boardwalk {
             return runHeadless(config: config, script: script, shots: shots, soakHours: soakHours, speed: speed)
         }
         let store = StateStore(directory: config.settings.kiosk.stateDir)
-        _ = store.applySettings(to: &config.settings)
+        config.applyOperatorSettings(from: store, options: options)
         store.close()
         do {
             let runner = try LiveRunner(config: config, options: options)

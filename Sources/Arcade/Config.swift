@@ -32,7 +32,8 @@ public struct Settings: Equatable, Sendable {
     }
 
     public struct Touch: Equatable, Sendable {
-        /// An evdev node; nil: every device with touch capability.
+        /// An evdev node (/dev/input/event3) or a device name as the kernel reports it
+        /// ("QEMU Virtio Tablet"); nil: every device with touch capability.
         public var device: String? = nil
         /// libinput's LIBINPUT_CALIBRATION_MATRIX: a b c d e f on normalized coordinates.
         public var calibration: [Double] = Calibration.identity
@@ -45,8 +46,14 @@ public struct Settings: Equatable, Sendable {
     public struct Audio: Equatable, Sendable {
         /// The ALSA PCM name ("default", "hw:0,0", "plughw:CARD=vc4hdmi").
         public var pcm = "default"
-        /// The mixer control unmuted and set at start ("Master", "PCM"); nil: none.
-        public var mixerControl: String? = nil
+        /// The mixer controls unmuted and set at start, in order ("Master", "PCM": some
+        /// cards, AC97 among them, need both); empty: leave the mixer alone.
+        public var mixerControls: [String] = []
+        /// The first of `mixerControls`; setting it replaces the list.
+        public var mixerControl: String? {
+            get { mixerControls.first }
+            set { mixerControls = newValue.map { [$0] } ?? [] }
+        }
         /// Frames per ALSA period at 48 kHz: 480 is 10 ms; Pi HDMI wants ~2400.
         public var periodFrames = 480
         public var bufferPeriods = 3
@@ -177,7 +184,9 @@ public struct Settings: Equatable, Sendable {
             return nil
         },
         Entry(key: "touch.device", get: { $0.touch.device ?? "auto" }) { s, v in
-            Parse.optionalPath(v).map { s.touch.device = $0 } == nil ? "expected auto or a /dev path" : nil
+            guard !v.isEmpty else { return "expected auto, a /dev/input path or a device name" }
+            s.touch.device = v == "auto" ? nil : v
+            return nil
         },
         Entry(key: "touch.calibration", get: { $0.touch.calibration.map(Parse.number).joined(separator: " ") }) { s, v in
             guard let matrix = Parse.numbers(v), matrix.count == 6 else { return "expected 6 numbers (a b c d e f)" }
@@ -199,8 +208,12 @@ public struct Settings: Equatable, Sendable {
             s.audio.pcm = v
             return nil
         },
-        Entry(key: "audio.mixer_control", get: { $0.audio.mixerControl ?? "none" }) { s, v in
-            s.audio.mixerControl = (v.isEmpty || v == "none") ? nil : v
+        Entry(key: "audio.mixer_control", get: {
+            $0.audio.mixerControls.isEmpty ? "none" : $0.audio.mixerControls.joined(separator: ", ")
+        }) { s, v in
+            // Comma-separated: simple control names may hold spaces ("Speaker Playback").
+            let names = v.split(separator: ",").map { String($0).trimmed }.filter { !$0.isEmpty }
+            s.audio.mixerControls = names == ["none"] ? [] : names
             return nil
         },
         Entry(key: "audio.period_frames", get: { String($0.audio.periodFrames) }) { s, v in
@@ -522,9 +535,9 @@ public struct Config: Sendable {
     /// The files that were read, lowest precedence first.
     public var files: [String]
 
-    /// Sections of a board profile that are for the image builder (kernel command line,
-    /// firmware config), not the kiosk: skipped without a warning.
-    public static let imageSections: Set<String> = ["image", "boot", "kernel", "firmware", "system"]
+    /// Sections of a board profile that describe the board or are for the image builder
+    /// (kernel command line, firmware config), not the kiosk: skipped without a warning.
+    public static let imageSections: Set<String> = ["board", "image", "boot", "kernel", "firmware", "system"]
 
     /// Loads defaults <- board profile <- config file <- command line.
     /// Never fails: every problem is a diagnostic, and defaults fill the gaps.
@@ -590,6 +603,15 @@ public struct Config: Sendable {
         }
         let kept = settings.value(for: entry.key) ?? ""
         return .init(.warning, origin: entry.origin, line: entry.line, "\(place): \(problem); using \(kept)")
+    }
+
+    /// Lays the operator's saved settings (volume, rotation...) over the files, then the
+    /// command line again on top, for the full order:
+    /// defaults < board profile < config file < operator menu < command line.
+    public mutating func applyOperatorSettings(from store: StateStore, options: CommandLineOptions) {
+        diagnostics += store.applySettings(to: &settings)
+        // The command line's own problems were reported by load(); don't repeat them.
+        for entry in options.overrides { _ = Config.apply(entry, to: &settings) }
     }
 
     /// Writes the diagnostics to the log (warnings as warnings, notices as notices).

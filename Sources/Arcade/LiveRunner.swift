@@ -221,11 +221,10 @@ public final class LiveRunner {
 
     private func reload() {
         try? notify?.reloading()
-        let fresh = Config.load(options)
+        var fresh = Config.load(options, defaults: Boardwalk.defaultSettings())
+        fresh.applyOperatorSettings(from: store, options: options)
         fresh.logDiagnostics()
-        var settings = fresh.settings
-        _ = store.applySettings(to: &settings)
-        kiosk.apply(settings)
+        kiosk.apply(fresh.settings)
         Log.notice("configuration reloaded from \(fresh.files.joined(separator: ", "))")
         try? notify?.ready(status: "reloaded")
     }

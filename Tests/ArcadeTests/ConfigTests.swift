@@ -1,3 +1,4 @@
+import Foundation
 import XCTest
 @testable import Arcade
 
@@ -188,6 +189,77 @@ final class ConfigTests: XCTestCase {
         let options = CommandLineOptions.parse(["--config", "/nonexistent", "--board", "nosuch", "--data-dir", "/nonexistent-data"])
         let config = Config.load(options)
         XCTAssertTrue(config.diagnostics.contains { $0.level == .warning && $0.message.contains("board profile 'nosuch' not found") })
+    }
+
+    /// A copy of the system branch's boards/qemu-x86_64.conf: a board profile must load
+    /// without a single warning.
+    func testVirtualBoardProfileLoadsCleanly() throws {
+        let dir = try makeTemporaryDirectory(self)
+        try writeFile(dir + "/boards/qemu-x86_64.conf", """
+        # The virtual board
+        [board]
+        name = qemu-x86_64
+        description = QEMU x86_64 virtual board (virtio-gpu, virtio-tablet, AC97)
+        arch = amd64
+
+        [display]
+        connector = Virtual-1
+        mode = 1280x800
+        rotation = 0
+        format = xrgb8888
+
+        [touch]
+        device = QEMU Virtio Tablet
+        calibration = 1 0 0 0 1 0
+        swap_xy = false
+        invert_x = false
+        invert_y = false
+
+        [audio]
+        pcm = default
+        mixer_control = Master, PCM
+        period_frames = 480
+        buffer_periods = 4
+
+        [boot]
+        cmdline = console=ttyS0,115200 quiet loglevel=0 logo.nologo
+        """)
+        let config = Config.load(CommandLineOptions.parse(["--config", dir + "/none", "--data-dir", dir, "--board", "qemu-x86_64"]))
+        XCTAssertEqual(config.diagnostics.filter { $0.level == .warning }, [])
+        XCTAssertEqual(config.settings.display.connector, "Virtual-1")
+        XCTAssertEqual(config.settings.display.mode, "1280x800")
+        XCTAssertEqual(config.settings.touch.device, "QEMU Virtio Tablet")
+        XCTAssertEqual(config.settings.audio.mixerControls, ["Master", "PCM"])
+        XCTAssertEqual(config.settings.audio.mixerControl, "Master")
+        XCTAssertEqual(config.settings.audio.bufferPeriods, 4)
+    }
+
+    /// Every board profile in the source tree loads without warnings (keeps the board
+    /// files and the kiosk's keys in step).
+    func testEveryBoardProfileInTheTreeLoadsCleanly() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().path
+        let boards = (try? FileManager.default.contentsOfDirectory(atPath: root + "/boards")) ?? []
+        for name in boards where name.hasSuffix(".conf") {
+            let options = CommandLineOptions.parse(["--config", "/nonexistent", "--board", root + "/boards/" + name])
+            let warnings = Config.load(options).diagnostics.filter { $0.level == .warning }
+            XCTAssertEqual(warnings, [], name)
+        }
+    }
+
+    func testOperatorSettingsSitBetweenFilesAndCommandLine() throws {
+        let dir = try makeTemporaryDirectory(self)
+        try writeFile(dir + "/boardwalk.conf", "[audio]\nvolume = 70\n[display]\nrotation = 90\n")
+        let options = CommandLineOptions.parse(["--config", dir + "/boardwalk.conf", "--rotation", "180"])
+        var config = Config.load(options)
+        let store = StateStore(directory: dir + "/state", now: 0)
+        store.setSetting("audio.volume", "35", now: 0)
+        store.setSetting("display.rotation", "270", now: 0)
+        config.applyOperatorSettings(from: store, options: options)
+        XCTAssertEqual(config.settings.audio.volume, 35, "operator beats the file")
+        XCTAssertEqual(config.settings.display.rotation, 180, "command line beats the operator")
+        XCTAssertEqual(config.diagnostics, [])
+        store.close(now: 1)
     }
 
     func testCommentsQuotesAndCRLF() {

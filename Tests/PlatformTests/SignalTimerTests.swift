@@ -89,3 +89,52 @@ final class TimerFDTests: XCTestCase {
         XCTAssertEqual(try timer.read(), 1)
     }
 }
+
+final class ShutdownByTERMTests: XCTestCase {
+    /// The kiosk's shape: a child process runs the loop with a signalfd and a timer; the
+    /// parent sends it SIGTERM as systemd would. The child must leave its loop and exit 0
+    /// (not die of the signal).
+    func testSIGTERMEndsTheLoopCleanly() throws {
+        var ready: [Int32] = [0, 0]
+        XCTAssertEqual(pipe(&ready), 0)
+        let child = fork()
+        XCTAssertGreaterThanOrEqual(child, 0)
+        if child == 0 {
+            close(ready[0])
+            var code: Int32 = 3
+            do {
+                let signals = try SignalFD()
+                let frames = try TimerFD()
+                let loop = EventLoop()
+                var ticks: UInt64 = 0
+                loop.watch(fd: signals.fd) { _ in
+                    if (try? signals.read())?.contains(SIGTERM) == true {
+                        code = ticks > 0 ? 0 : 4
+                        loop.stop()
+                    }
+                }
+                loop.watch(fd: frames.fd) { _ in ticks += (try? frames.read()) ?? 0 }
+                try frames.arm(after: 0.005, interval: 0.005)
+                loop.after(10) { loop.stop() }
+                // Tell the parent the signals are blocked, after a few frames.
+                loop.after(0.03) {
+                    var byte: UInt8 = 1
+                    _ = write(ready[1], &byte, 1)
+                }
+                try loop.run()
+            } catch {
+                code = 2
+            }
+            _exit(code)
+        }
+        close(ready[1])
+        var byte: UInt8 = 0
+        XCTAssertEqual(read(ready[0], &byte, 1), 1)
+        close(ready[0])
+        XCTAssertEqual(kill(child, SIGTERM), 0)
+        var status: Int32 = 0
+        XCTAssertEqual(waitpid(child, &status, 0), child)
+        XCTAssertEqual(status & 0x7f, 0, "the child was killed by signal \(status & 0x7f)")
+        XCTAssertEqual((status >> 8) & 0xff, 0, "exit code")
+    }
+}
