@@ -61,13 +61,13 @@ public enum Boardwalk {
         }
         let store = StateStore(directory: config.settings.kiosk.stateDir)
         config.applyOperatorSettings(from: store, options: options)
-        store.close()
         do {
-            let runner = try LiveRunner(config: config, options: options)
+            let runner = try LiveRunner(config: config, options: options, store: store)
             return runner.run()
         } catch {
             // One clear line for the journal; systemd restarts us.
             Log.error("\(error)")
+            store.close()
             return 1
         }
     }

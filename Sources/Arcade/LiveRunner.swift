@@ -29,7 +29,7 @@ public final class LiveRunner {
     private var exitCode: Int32 = 0
     private var framesSinceStatus = 0
 
-    public init(config: Config, options: CommandLineOptions) throws {
+    public init(config: Config, options: CommandLineOptions, store: StateStore) throws {
         self.config = config
         self.options = options
         let settings = config.settings
@@ -65,7 +65,7 @@ public final class LiveRunner {
             audio = nil
         }
 
-        store = StateStore(directory: settings.kiosk.stateDir)
+        self.store = store
         let screen = Screen(width: presenter.width, height: presenter.height)
         kiosk = Kiosk(screen: screen, settings: settings, store: store,
                       sound: audio?.soundBoard ?? RecordingSoundBoard(),
