@@ -5,17 +5,17 @@ import UI
 import Glibc
 #endif
 
-/// The PIN pad in front of the operator menu: digits, delete, OK. Wrong PINs shake the
-/// dots; the check itself (and any lockout) belongs to the caller.
+/// The PIN pad in front of the operator menu: digits, delete, OK. It only shows: the
+/// keys go to `onKey` ("0"..."9", "⌫", "OK"), and the owner (a `PINEntry`) sets how many
+/// dots to show and calls `reject` for a wrong PIN, which shakes them.
 public final class PINScene: Scene {
-    public var onSubmit: ((String) -> Void)?
+    public var onKey: ((String) -> Void)?
     public var onCancel: (() -> Void)?
-    public private(set) var entered = ""
+    public var digitsEntered = 0 { didSet { dots.setNeedsDisplay() } }
     private let title = Label("Operator", style: Theme.heading)
     private let message = Label("Enter PIN", style: Theme.caption)
     private let dots = DrawingView { _, _ in }
     private var keys: [Button] = []
-    private let maxDigits = 8
 
     public override init() {
         super.init()
@@ -23,11 +23,11 @@ public final class PINScene: Scene {
         [title, message, dots].forEach(addSubview)
         dots.drawing = { [weak self] canvas, r in
             guard let self else { return }
-            let n = max(4, self.entered.count)
+            let n = max(4, self.digitsEntered)
             let gap = 26.0
             let x0 = r.midX - gap * Double(n - 1) / 2
             for i in 0..<n {
-                let filled = i < self.entered.count
+                let filled = i < self.digitsEntered
                 let c = Point(x0 + gap * Double(i), r.midY)
                 if filled { canvas.fillCircle(center: c, radius: 8, Theme.accent) }
                 else { canvas.strokeEllipse(Rect(c.x - 8, c.y - 8, 16, 16), width: 2, Theme.textDim) }
@@ -35,7 +35,7 @@ public final class PINScene: Scene {
         }
         for label in ["1", "2", "3", "4", "5", "6", "7", "8", "9", "⌫", "0", "OK"] {
             let b = Button(label, kind: label == "OK" ? .primary : .secondary)
-            b.action = { [weak self] in self?.press(label) }
+            b.action = { [weak self] in self?.onKey?(label) }
             keys.append(b)
             addSubview(b)
         }
@@ -46,18 +46,9 @@ public final class PINScene: Scene {
         addSubview(cancel)
     }
 
-    public func press(_ key: String) {
-        switch key {
-        case "⌫": if !entered.isEmpty { entered.removeLast() }
-        case "OK": onSubmit?(entered)
-        default: if entered.count < maxDigits { entered += key }
-        }
-        dots.setNeedsDisplay()
-    }
-
-    /// Shows a message and clears the entry (wrong PIN, locked out).
+    /// Shows why the PIN was refused (wrong, locked out) and shakes the dots.
     public func reject(_ text: String) {
-        entered = ""
+        digitsEntered = 0
         message.text = text
         message.style = Theme.caption.with(color: Theme.error)
         dots.setNeedsDisplay()
