@@ -109,7 +109,8 @@ final class SettingRow: View {
 
     override func layoutSubviews() {
         let h = frame.height
-        let bw = 64.0
+        // Steppers get square-ish buttons, words get room.
+        let bw = buttons.contains { $0.title.count > 2 } ? 120.0 : 64.0
         var x = frame.width - Double(buttons.count) * (bw + 8)
         nameLabel.frame = Rect(0, 0, x * 0.55, h)
         valueLabel.frame = Rect(x * 0.55, 0, x * 0.45 - 8, h)
@@ -124,7 +125,7 @@ final class SettingRow: View {
 public final class OperatorScene: Scene {
     let controls: OperatorControls
     public var onClose: (() -> Void)?
-    private let tabs = TabBar(titles: ["Screen & sound", "Games", "Service"])
+    private let tabs = TabBar(titles: ["Screen", "Games", "Service"])
     private let close = Button("Done", kind: .primary)
     private var pages: [View] = [View(), View(), View()]
     private var rows: [[View]] = [[], [], []]
@@ -208,7 +209,7 @@ public final class OperatorScene: Scene {
                 plus: { c.menuToAttractSeconds = min(600, c.menuToAttractSeconds + 15) })
     }
 
-    private let countersLabel = Label("", style: Theme.caption.with(alignment: .left))
+    private let countersLabel = Label("", style: Theme.body.with(color: Theme.textDim, alignment: .left))
 
     private func buildServicePage() {
         let c = controls
@@ -246,7 +247,7 @@ public final class OperatorScene: Scene {
             p.frame = Rect(24, 82, size.width - 48, size.height - 94)
             var y = 0.0
             for row in rows[i] {
-                let h = row === countersLabel ? max(60, p.frame.height - y) : 56
+                let h = row === countersLabel ? 6 * 26.0 : 56
                 row.frame = Rect(0, y, p.frame.width, h)
                 y += h + 8
             }
