@@ -1,1 +1,4 @@
 import Arcade
+import Display
+
+print(copyOutBenchReport())
