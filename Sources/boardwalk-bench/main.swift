@@ -1,4 +1,1 @@
 import Arcade
-import Display
-
-print(copyOutBenchReport())
