@@ -133,9 +133,14 @@ public struct Game2048Model: Equatable, Sendable {
         guard winningValue >= 4, Self.isPowerOfTwo(winningValue) else {
             throw .invalidWinningValue(winningValue)
         }
-        self.size = size
+        self.init(checkedSize: size, seed: seed, winningValue: winningValue)
+    }
+
+    /// A new game for a size already known to be in `sizes` (one out of range is clamped).
+    init(checkedSize size: Int, seed: UInt64, winningValue: Int = 2048) {
+        self.size = min(max(size, Self.sizes.lowerBound), Self.sizes.upperBound)
         self.winningValue = winningValue
-        cells = Array(repeating: nil, count: size * size)
+        cells = Array(repeating: nil, count: self.size * self.size)
         rng = SeededRandom(seed: seed)
         spawnTile()
         spawnTile()
