@@ -74,6 +74,7 @@ public struct MemoryMatchModel: Equatable, Sendable {
 
     private var startTime: Double?
     private var endTime: Double?
+    private var pausedAt: Double?
     private var rng: SeededRandom
 
     public init(grid: GridSize = .fourByFour, seed: UInt64,
@@ -93,7 +94,7 @@ public struct MemoryMatchModel: Equatable, Sendable {
     /// Seconds of play: zero before PLAY, frozen once won.
     public func elapsed(now: Double) -> Double {
         guard let start = startTime else { return 0 }
-        return max(0, (endTime ?? now) - start)
+        return max(0, (endTime ?? pausedAt ?? now) - start)
     }
 
     // MARK: Steps
@@ -112,6 +113,7 @@ public struct MemoryMatchModel: Equatable, Sendable {
     @discardableResult
     public mutating func tap(_ index: Int, now: Double) -> [MemoryMatchEvent] {
         guard phase == .playing, cards.indices.contains(index) else { return [] }
+        resume(now: now)
         var events: [MemoryMatchEvent] = []
         if let shown = mismatch {
             events += turnBack(shown)
@@ -146,9 +148,28 @@ public struct MemoryMatchModel: Equatable, Sendable {
     /// Advances the clock: a mismatch whose moment has passed flips back.
     @discardableResult
     public mutating func update(now: Double) -> [MemoryMatchEvent] {
-        guard let shown = mismatch, now >= shown.deadline else { return [] }
+        guard pausedAt == nil, let shown = mismatch, now >= shown.deadline else { return [] }
         return turnBack(shown)
     }
+
+    /// The player left (home, idle): the clock stops until `resume`.
+    public mutating func pause(now: Double) {
+        guard phase == .playing, pausedAt == nil else { return }
+        pausedAt = now
+    }
+
+    /// Back from a pause: the clock and a showing mismatch go on from where they stopped.
+    public mutating func resume(now: Double) {
+        guard let paused = pausedAt else { return }
+        pausedAt = nil
+        let away = max(0, now - paused)
+        startTime = startTime.map { $0 + away }
+        if let shown = mismatch {
+            mismatch = Mismatch(first: shown.first, second: shown.second, deadline: shown.deadline + away)
+        }
+    }
+
+    public var isPaused: Bool { pausedAt != nil }
 
     /// A new deal of the same grid, face down, waiting for PLAY.
     public mutating func restart() {
@@ -172,6 +193,7 @@ public struct MemoryMatchModel: Equatable, Sendable {
         mismatch = nil
         startTime = nil
         endTime = nil
+        pausedAt = nil
     }
 
     /// Fisher-Yates: every order equally likely, given a uniform `Int.random(in:)`.

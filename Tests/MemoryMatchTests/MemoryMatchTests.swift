@@ -203,6 +203,23 @@ final class MemoryMatchPlayTests: XCTestCase {
         XCTAssertEqual(model.tap(0, now: now + 1), [])
     }
 
+    func testPauseStopsTheClockAndTheMismatch() {
+        var model = started()
+        let (a, b) = mismatchedPair(in: model)
+        model.tap(a, now: 101)
+        model.tap(b, now: 102)
+        model.pause(now: 102.5)
+        XCTAssertTrue(model.isPaused)
+        XCTAssertEqual(model.elapsed(now: 150), 2.5)
+        XCTAssertEqual(model.update(now: 150), [], "nothing turns while away")
+        model.resume(now: 200)
+        XCTAssertEqual(model.elapsed(now: 200), 2.5)
+        let deadline = 102 + MemoryMatchModel.defaultMismatchDelay + 97.5
+        XCTAssertEqual(model.mismatch?.deadline ?? 0, deadline, accuracy: 1e-9)
+        XCTAssertEqual(model.update(now: deadline - 0.1), [])
+        XCTAssertEqual(model.update(now: deadline).count, 2)
+    }
+
     func testRestartDealsAgain() {
         var model = started(seed: 4)
         let first = model.cards.map(\.face)
