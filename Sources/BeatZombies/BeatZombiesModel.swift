@@ -65,6 +65,8 @@ public struct LawnRect: Equatable, Sendable {
         self.height = height
     }
 
+    public var minX: Double { x }
+    public var minY: Double { y }
     public var midX: Double { x + width / 2 }
     public var midY: Double { y + height / 2 }
     public var maxX: Double { x + width }
@@ -126,7 +128,7 @@ public struct BeatZombiesRules: Equatable, Sendable {
     public var minimumHitSize = 48.0
     /// Respawns land this far beyond the right edge, at most, as a fraction of the lawn's
     /// width, so zombies trickle in instead of arriving in a wall.
-    public var spawnDepth = 1.0
+    public var spawnDepth = 0.6
     /// One walk cycle, in seconds.
     public var walkCycle = 1.0
 

@@ -25,7 +25,7 @@ final class BeatZombiesModelTests: XCTestCase {
 
     private func assertSpawnedRight(_ game: BeatZombiesGame, _ zombie: Zombie, file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertGreaterThanOrEqual(zombie.position.x, game.lawnWidth, "spawns beyond the right edge", file: file, line: line)
-        XCTAssertLessThanOrEqual(zombie.position.x, game.lawnWidth * 2, file: file, line: line)
+        XCTAssertLessThanOrEqual(zombie.position.x, game.lawnWidth * (1 + game.rules.spawnDepth), file: file, line: line)
         XCTAssertGreaterThanOrEqual(zombie.position.y, 0, "fully on the lawn (top)", file: file, line: line)
         XCTAssertLessThanOrEqual(zombie.position.y + zombie.kind.height, game.lawnHeight, "fully on the lawn (bottom)",
                                  file: file, line: line)
