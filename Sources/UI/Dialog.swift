@@ -93,11 +93,7 @@ open class TabBar: View {
         update()
     }
 
-    open override var frame: Rect {
-        didSet { layoutTabs() }
-    }
-
-    func layoutTabs() {
+    open override func layoutSubviews() {
         let count = Double(max(1, tabs.count))
         let w = (frame.width - 8 * (count - 1)) / count
         for (i, b) in tabs.enumerated() {

@@ -104,7 +104,7 @@ open class Scene: View {
             if let f = focusedView, f.isVisibleInTree { f.activate() } else { moveFocus(.down) }
         case .back:
             if let dialog = modal as? Dialog { dialog.cancel() } else { handleBack() }
-        case .service: break
+        case .service, .select: break
         }
     }
 

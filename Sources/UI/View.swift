@@ -21,7 +21,13 @@ open class View {
     public private(set) var subviews: [View] = []
     public private(set) weak var superview: View?
 
-    public var frame: Rect { didSet { if frame != oldValue { invalidateSubtree() } } }
+    public var frame: Rect {
+        didSet {
+            guard frame != oldValue else { return }
+            invalidateSubtree()
+            if frame.size != oldValue.size { layoutSubviews() }
+        }
+    }
     public var isHidden = false { didSet { if isHidden != oldValue { invalidateSubtree() } } }
     public var alpha: Double = 1 { didSet { if alpha != oldValue { invalidateSubtree() } } }
     public var scale: Double = 1 { didSet { if scale != oldValue { invalidateSubtree() } } }
@@ -51,6 +57,9 @@ open class View {
     }
 
     public var bounds: Rect { Rect(0, 0, frame.width, frame.height) }
+
+    /// Called when the frame's size changes: place subviews here.
+    open func layoutSubviews() {}
 
     // MARK: - Tree
 
