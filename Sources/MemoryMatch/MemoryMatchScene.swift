@@ -277,6 +277,21 @@ public final class MemoryMatchScene: Scene, GameScene {
         focus(nil)
     }
 
+    /// The first arrow or confirm on a fresh grid puts the focus on the first card rather
+    /// than the home button, so a stick player starts on the cards.
+    public override func handleKey(_ key: Key) -> Bool {
+        guard showingGrid, !isAutoplaying, dialog == nil, let first = cardViews.first else { return false }
+        let onCard = cardViews.contains { $0 === focusedView }
+        guard !onCard, focusedView == nil || focusedView?.isVisibleInTree == false else { return false }
+        switch key {
+        case .up, .down, .left, .right, .confirm, .start:
+            focus(first)
+            return true
+        default:
+            return false
+        }
+    }
+
     func tapCard(_ index: Int) {
         guard showingGrid, dialog == nil else { return }
         handle(model.tap(index, now: now))

@@ -118,6 +118,23 @@ final class Game2048SceneTests: XCTestCase {
         assertTilesMatchModel(h.scene)
     }
 
+    /// Frames in the middle of a move: tiles part-way along, then the merged tile popping.
+    func testSlideAndPopFrames() throws {
+        let h = Harness()
+        h.scene.start()
+        h.scene.load(try Game2048Model(rows: [[0, 2, 0, 2, 0], [0, 0, 0, 0, 64], [4, 0, 4, 0, 8],
+                                              [0, 0, 0, 0, 0], [16, 0, 0, 0, 2]], seed: 12))
+        h.run(0.1)
+        h.rate = 60
+        h.swipe(.right)
+        h.run(0.05)
+        assertReference(h.screen, "2048-mid-slide-800x480")
+        h.run(0.1)
+        assertReference(h.screen, "2048-pop-800x480")
+        h.run(0.3)
+        assertTilesMatchModel(h.scene)
+    }
+
     func testSettingsAndColourThemePersist() throws {
         let storage = MemoryStorage()
         let h = Harness(storage: storage)
