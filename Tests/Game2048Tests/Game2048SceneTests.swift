@@ -53,8 +53,31 @@ private final class Harness {
         run(0.05)
     }
 
+    private var gestures: GestureRecognizer?
+    private var nextTouch = 10
+
+    /// A finger drawn across the board, as the kiosk sees it: touch events in pixels go to
+    /// the scene and through the gesture recognizer, whose swipe reaches `handleSwipe`.
+    /// No frames pass, so a swipe can land in the middle of a slide.
     func swipe(_ direction: SwipeDirection) {
-        screen.handle(.swipe(direction, fromX: 300, fromY: 300, toX: 400, toY: 300, touchID: 1))
+        if gestures == nil { gestures = GestureRecognizer(pixelsPerPoint: screen.scale) }
+        let centre = scene.board.rectInRoot.center
+        let reach = 90.0
+        let (dx, dy): (Double, Double) = switch direction {
+        case .left: (-reach, 0)
+        case .right: (reach, 0)
+        case .up: (0, -reach)
+        case .down: (0, reach)
+        }
+        nextTouch += 1
+        for step in 0...4 {
+            let t = Double(step) / 4
+            let phase: TouchPhase = step == 0 ? .down : step == 4 ? .up : .move
+            let event = TouchEvent(phase: phase, id: nextTouch, x: (centre.x + dx * t) * screen.scale,
+                                   y: (centre.y + dy * t) * screen.scale, time: now + 0.03 * t)
+            screen.handle(.touch(event))
+            for gesture in gestures!.handle(event) { screen.handle(gesture) }
+        }
     }
 
     func key(_ key: Key) {
