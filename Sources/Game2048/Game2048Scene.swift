@@ -276,6 +276,8 @@ public final class Game2048Scene: Scene, GameScene {
         selectedTab = index
         if tabs.selectedIndex != index { tabs.selectedIndex = index }
         updateVisibility()
+        // Back on the board, the arrows belong to the tiles again.
+        if index == 0 { focus(nil) }
     }
 
     /// The "ready?" confirmation: play begins.
@@ -292,13 +294,21 @@ public final class Game2048Scene: Scene, GameScene {
         return true
     }
 
+    /// On the game tab the arrows move the tiles. Confirm lifts the focus onto the buttons
+    /// (and from there to the tabs), where arrows move the focus; back returns to the tiles.
     public override func handleKey(_ key: Key) -> Bool {
         guard canTakeMoves else { return false }
+        if let focused = focusedView, focused.isVisibleInTree {
+            guard key == .back else { return false }
+            focus(nil)
+            return true
+        }
         switch key {
         case .up: move(.up)
         case .down: move(.down)
         case .left: move(.left)
         case .right: move(.right)
+        case .confirm, .start: focus(undoButton.isEnabled ? undoButton : newGameButton)
         default: return false
         }
         return true

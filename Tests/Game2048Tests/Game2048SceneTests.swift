@@ -244,6 +244,48 @@ final class Game2048SceneTests: XCTestCase {
         assertReference(h.screen, "2048-game-zh-480x800")
     }
 
+    /// A stick alone reaches everything: confirm lifts the focus to the buttons, up to the
+    /// tabs; choosing the game tab hands the arrows back to the tiles.
+    func testStickReachesTheTabsAndBack() throws {
+        let storage = MemoryStorage()
+        let h = Harness(storage: storage)
+        h.key(.confirm)  // "Let's go!" has the focus on the start screen
+        XCTAssertTrue(h.scene.started)
+        h.key(.left)
+        XCTAssertEqual(h.scene.model.moveCount, 1)
+        h.key(.confirm)
+        XCTAssertEqual((h.scene.focusedView as? Button)?.title, "Undo")
+        h.key(.up)
+        XCTAssertEqual((h.scene.focusedView as? Button)?.title, "Colour")
+        h.key(.left)
+        XCTAssertEqual((h.scene.focusedView as? Button)?.title, "Settings")
+        h.key(.confirm)
+        XCTAssertEqual(h.scene.selectedTab, 1)
+        h.key(.down)
+        XCTAssertEqual((h.scene.focusedView as? Button)?.title, "6×6")
+        h.key(.confirm)
+        XCTAssertEqual(storage.integer("2048.size"), 6)
+        h.key(.up)
+        h.key(.left)
+        XCTAssertEqual((h.scene.focusedView as? Button)?.title, "Game")
+        h.key(.confirm)
+        XCTAssertEqual(h.scene.selectedTab, 0)
+        XCTAssertNil(h.scene.focusedView)
+        let moves = h.scene.model.moveCount
+        h.key(.down)
+        h.key(.up)
+        XCTAssertGreaterThan(h.scene.model.moveCount, moves)
+        // Back with the focus up returns to the tiles; back again goes home.
+        var home = false
+        h.scene.onHome = { home = true }
+        h.key(.confirm)
+        h.key(.back)
+        XCTAssertNil(h.scene.focusedView)
+        XCTAssertFalse(home)
+        h.key(.back)
+        XCTAssertTrue(home)
+    }
+
     func testAttractModePlaysItself() {
         let h = Harness(seed: 77)
         h.rate = 10
