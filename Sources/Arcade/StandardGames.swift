@@ -1,5 +1,7 @@
 import Audio
+import BeatZombies
 import Graphics
+import GuessPicture
 import UI
 
 extension GameCatalog {
@@ -8,10 +10,15 @@ extension GameCatalog {
         var catalog = GameCatalog()
         catalog.add(GameEntry(id: "beat_zombies", names: [.english: "Beat Zombies", .chinese: "打僵尸"],
                               emoji: "🧟", color: Color(hex: 0x3FA34D)),
-                    bestKey: { _ in "zombies.best" }) { _, _, _, _ in nil }
+                    bestKey: { _ in "zombies.best" }) { sound, storage, language, seed in
+            BeatZombiesScene(sound: sound, storage: storage, language: language, seed: seed)
+        }
         catalog.add(GameEntry(id: "guess_picture", names: [.english: "Guess Picture", .chinese: "超级猜图"],
                               emoji: "🖼", color: Color(hex: 0x3B82F6)),
-                    bestKey: { "guess.best.\($0.rawValue)" }) { _, _, _, _ in nil }
+                    bestKey: { "guess.best.\($0.rawValue)" }) { sound, storage, language, seed in
+            GuessPictureScene(sound: sound, storage: storage, language: language, seed: seed,
+                              dataDirectory: dataDirectory ?? "/usr/share/boardwalk")
+        }
         catalog.add(GameEntry(id: "2048", names: [.english: "2048", .chinese: "2048"],
                               emoji: "🔢", color: Color(hex: 0xE8A33D)),
                     bestKey: { _ in "2048.best.5x5" }) { _, _, _, _ in nil }

@@ -58,7 +58,9 @@ public final class GuessPictureScene: Scene, GameScene {
         for error in loaded.errors { Log.warning("guess picture: skipped \(error)") }
         packErrors = loaded.errors
         pack = QuestionPack.pick(loaded.packs, language: language.rawValue)
-        game = GuessPictureGame(questions: pack?.questions ?? [], seed: seed)
+        var rules = GuessPictureRules()
+        rules.shufflesQuestions = true
+        game = GuessPictureGame(questions: pack?.questions ?? [], seed: seed, rules: rules)
         autoplayer = GuessPictureAutoplayer(seed: seed &+ 7)
         best = 0
         hintButton = Button("", icon: "💡", kind: .secondary)
