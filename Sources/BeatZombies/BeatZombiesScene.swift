@@ -342,7 +342,6 @@ public final class BeatZombiesScene: Scene, GameScene {
         let rect = game.drawFrame(of: zombie)
         guard rect.maxX > -20, rect.minX < game.lawnWidth + 20 else { return }
         let emoji = Self.kindEmoji[zombie.kind.index % Self.kindEmoji.count]
-        let fonts = UIEnvironment.fonts
         let side = min(rect.width, rect.height)
         let pixelSize = max(8, min(160, Int((side * canvas.scale).rounded())))
         guard let image = sprite(emoji, pixelSize: pixelSize) else { return }
@@ -382,9 +381,12 @@ public final class BeatZombiesScene: Scene, GameScene {
             : Rect(feet.x - w / 2, feet.y + bob - h, w, h)
         canvas.drawImage(image, in: box, rotation: sway, alpha: alpha)
         if zombie.isBeaten, case .beaten(let elapsed) = zombie.state, elapsed < 0.2 {
+            // One cached bitmap scaled per frame: a glyph per animated size would fill the font cache.
             let burst = side * (0.6 + elapsed * 3)
-            canvas.drawEmoji("💥", in: Rect(center: Point(rect.midX, rect.minY + side * 0.3), size: Size(burst, burst)),
-                             fonts: fonts, alpha: 1 - elapsed * 4)
+            if let image = sprite("💥", pixelSize: pixelSize) {
+                canvas.drawImage(image, in: Rect(center: Point(rect.midX, rect.minY + side * 0.3), size: Size(burst, burst)),
+                                 alpha: 1 - elapsed * 4)
+            }
         }
     }
 }

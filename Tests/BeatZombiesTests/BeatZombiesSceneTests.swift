@@ -181,4 +181,43 @@ final class BeatZombiesSceneTests: XCTestCase {
         // The top bar (score, house meter) is not redrawn while nothing there changes.
         XCTAssertGreaterThanOrEqual(damage.bounds.y, Int(60 * driver.screen.scale) - 2)
     }
+
+    /// The soak: 10 minutes at 60 fps with random taps (and restarts after each lost
+    /// game); resident memory must not grow after the first minute. Slow in a debug build,
+    /// so it runs when BOARDWALK_SOAK=1.
+    func testTenMinutesOfRandomTapsKeepMemoryFlat() throws {
+        guard ProcessInfo.processInfo.environment["BOARDWALK_SOAK"] == "1" else {
+            throw XCTSkip("set BOARDWALK_SOAK=1 to run the 10-minute soak")
+        }
+        func residentBytes() -> Int {
+            let text = (try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8)) ?? ""
+            let pages = Int(text.split(separator: " ")[1]) ?? 0
+            return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+        }
+        let driver = SceneDriver(width: 480, height: 320)
+        var random = SeededRandom(seed: 1234)
+        var samples: [Int] = []
+        var games = 1
+        for _ in 1...10 {
+            for _ in 0..<3600 {
+                if random.below(6) == 0 {
+                    if random.below(3) == 0, let zombie = driver.visibleZombieCenter() {
+                        driver.tap(zombie)
+                    } else {
+                        driver.tap(Point(random.double(in: 0...driver.scene.size.width),
+                                         random.double(in: 0...driver.scene.size.height)))
+                    }
+                }
+                if let overlay = driver.scene.subviews.compactMap({ $0 as? LostOverlay }).first, !overlay.restartButton.isHidden {
+                    driver.tap(overlay.restartButton.rectInRoot.center)
+                    games += 1
+                }
+                driver.run(seconds: 1.0 / 60, fps: 60)
+            }
+            samples.append(residentBytes())
+        }
+        print("soak: \(games) games, RSS per minute (KiB): \(samples.map { $0 / 1024 })")
+        XCTAssertLessThan(samples.last! - samples.first!, 2 << 20, "memory grew after the first minute")
+        XCTAssertGreaterThan(games, 1, "games were lost and restarted")
+    }
 }
