@@ -1,5 +1,6 @@
 import Audio
 import Graphics
+import Input
 import UI
 
 #if canImport(Glibc)
@@ -219,11 +220,89 @@ public final class BeatZombiesScene: Scene, GameScene {
         lostOverlay = nil
         focus(nil)
         game.restart()
+        selection = nil
         shownScore = -1
         shownHouse = -1
         refreshLabels()
         lawnView.setNeedsDisplay()
         if !isAutoplaying { sound.playMusic(.beatZombies) }
+    }
+
+    // MARK: - Keys and arcade sticks
+
+    /// The zombie the stick points at (slot and generation, so a respawn isn't mistaken for
+    /// it) and where it was last seen, in lawn points.
+    private(set) var selection: (id: Int, generation: Int)?
+    private var selectionPoint = Point(0, 0)
+
+    /// The selected zombie if it is still walking on the lawn.
+    var selectedZombie: Zombie? {
+        guard let selection, game.zombies.indices.contains(selection.id) else { return nil }
+        let zombie = game.zombies[selection.id]
+        guard zombie.generation == selection.generation, !zombie.isBeaten, game.isOnLawn(zombie) else { return nil }
+        return zombie
+    }
+
+    /// Arrows pick the nearest zombie that way, confirm beats it. Once the zombies have
+    /// won, keys fall through to focus navigation (the restart button).
+    public override func handleKey(_ key: Key) -> Bool {
+        guard game.phase == .playing, !isPaused, !isAutoplaying else { return false }
+        switch key {
+        case .left, .right, .up, .down:
+            select(towards: key)
+            return true
+        case .confirm, .start:
+            guard let zombie = selectedZombie ?? nearestZombie(to: selectionPoint, towards: nil) else { return true }
+            let rect = game.drawFrame(of: zombie)
+            selectionPoint = Point(rect.midX, rect.midY)
+            handle(game.tap(at: LawnPoint(x: rect.midX, y: rect.midY)))
+            // Stay where the stick was: the next press picks a zombie near here.
+            if let next = nearestZombie(to: selectionPoint, towards: nil) { setSelection(next) }
+            lawnView.setNeedsDisplay()
+            return true
+        default:
+            return false
+        }
+    }
+
+    private func select(towards key: Key) {
+        if let current = selectedZombie {
+            let rect = game.drawFrame(of: current)
+            selectionPoint = Point(rect.midX, rect.midY)
+            if let next = nearestZombie(to: selectionPoint, towards: key, excluding: current.id) { setSelection(next) }
+        } else if let first = nearestZombie(to: Point(0, game.lawnHeight / 2), towards: nil) {
+            // Nothing picked yet: start with the zombie nearest the house.
+            setSelection(first)
+        }
+        lawnView.setNeedsDisplay()
+    }
+
+    private func setSelection(_ zombie: Zombie) {
+        selection = (zombie.id, zombie.generation)
+        let rect = game.drawFrame(of: zombie)
+        selectionPoint = Point(rect.midX, rect.midY)
+    }
+
+    /// The walking, visible zombie nearest a point, optionally only those that way of it.
+    private func nearestZombie(to point: Point, towards key: Key?, excluding: Int? = nil) -> Zombie? {
+        var best: (Zombie, Double)?
+        for zombie in game.zombies where !zombie.isBeaten && zombie.id != excluding {
+            let rect = game.drawFrame(of: zombie)
+            guard rect.maxX > 0, rect.minX < game.lawnWidth - 10 else { continue }
+            let dx = rect.midX - point.x, dy = rect.midY - point.y
+            let along: Double, across: Double
+            switch key {
+            case .left?: (along, across) = (-dx, abs(dy))
+            case .right?: (along, across) = (dx, abs(dy))
+            case .up?: (along, across) = (-dy, abs(dx))
+            case .down?: (along, across) = (dy, abs(dx))
+            default: (along, across) = (sqrt(dx * dx + dy * dy), 0)
+            }
+            if key != nil && along <= 1 { continue }
+            let score = along + 2 * across
+            if best == nil || score < best!.1 { best = (zombie, score) }
+        }
+        return best?.0
     }
 
     // MARK: - Kiosk
@@ -438,6 +517,14 @@ final class LawnView: View {
         for zombie in order where !zombie.isBeaten { scene.drawZombie(zombie, canvas) }
         // Beaten zombies on top: they grow over their neighbours.
         for zombie in order where zombie.isBeaten { scene.drawZombie(zombie, canvas) }
+        if let selected = scene.selectedZombie {
+            // The stick's pick: a ring at its feet and a marker above its head.
+            let rect = game.drawFrame(of: selected)
+            canvas.strokeEllipse(Rect(rect.midX - rect.width * 0.45, rect.maxY - 14, rect.width * 0.9, 20), width: 3,
+                                 Theme.accent)
+            canvas.fillPolygon([Point(rect.midX - 10, rect.minY - 18), Point(rect.midX + 10, rect.minY - 18),
+                                Point(rect.midX, rect.minY - 4)], Theme.accent)
+        }
     }
 }
 

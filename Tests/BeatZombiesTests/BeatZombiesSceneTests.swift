@@ -149,6 +149,32 @@ final class BeatZombiesSceneTests: XCTestCase {
         driver.check("zombies-playing-480x800")
     }
 
+    func testAnArcadeStickPicksAndBeatsZombies() {
+        let driver = SceneDriver(width: 800, height: 480, seed: 6)
+        driver.run(seconds: 12)
+        func press(_ key: Key) {
+            driver.screen.handle(.key(KeyEvent(key: key, isPressed: true, time: driver.now)))
+            driver.screen.handle(.key(KeyEvent(key: key, isPressed: false, time: driver.now + 0.05)))
+        }
+        press(.left)
+        let first = driver.scene.selectedZombie
+        XCTAssertNotNil(first, "a direction picks a zombie")
+        press(.right)
+        let second = driver.scene.selectedZombie
+        XCTAssertNotNil(second)
+        if let first, let second, first.id != second.id {
+            XCTAssertGreaterThan(driver.scene.game.drawFrame(of: second).midX, driver.scene.game.drawFrame(of: first).midX,
+                                 "right picks a zombie further right")
+        }
+        driver.run(seconds: 0.1)
+        driver.check("zombies-stick-800x480")
+        press(.confirm)
+        XCTAssertEqual(driver.scene.game.score, 1)
+        XCTAssertEqual(driver.effects(.zombieHit), 1)
+        press(.confirm)
+        XCTAssertEqual(driver.scene.game.score, 2, "confirm again beats the zombie picked next")
+    }
+
     func testPauseStopsTheClockAndTheMusic() {
         let driver = SceneDriver(width: 800, height: 480)
         driver.run(seconds: 2)
