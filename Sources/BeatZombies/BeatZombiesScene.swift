@@ -1,6 +1,7 @@
 import Audio
 import Graphics
 import Input
+import Platform
 import UI
 
 #if canImport(Glibc)
@@ -46,7 +47,19 @@ public final class BeatZombiesScene: Scene, GameScene {
     private var shownScore = -1
     private var shownHouse = -1
 
-    public init(sound: SoundBoard, storage: GameStorage, language: Language, seed: UInt64) {
+    /// Operator sprite sheets by kind (see `ZombieSprites`); kinds without one use emoji.
+    let operatorSprites: ZombieSprites
+
+    /// `spriteDirectory` may hold operator art (sprites.json and PNG sheets).
+    public init(sound: SoundBoard, storage: GameStorage, language: Language, seed: UInt64,
+                spriteDirectory: String? = nil) {
+        var sprites = ZombieSprites()
+        if let spriteDirectory {
+            let loaded = ZombieSprites.load(directory: spriteDirectory)
+            for error in loaded.errors { Log.warning("beat zombies: sprite sheet skipped: \(error)") }
+            sprites = loaded.sprites
+        }
+        operatorSprites = sprites
         self.sound = sound
         self.storage = storage
         self.language = language
@@ -416,10 +429,31 @@ public final class BeatZombiesScene: Scene, GameScene {
         return out
     }
 
+    /// An operator's sprite sheet: its own frames make the walk; the beaten animation and
+    /// the shadow are the same as for emoji.
+    private func drawSpriteZombie(_ zombie: Zombie, rect: LawnRect, frames: [Surface], _ canvas: Canvas) {
+        let frame = frames[game.walkFrame(of: zombie) % frames.count]
+        let scale = game.scale(of: zombie)
+        var alpha = 1.0
+        if case .beaten(let elapsed) = zombie.state, elapsed > game.rules.beatenDuration / 2 {
+            alpha = max(0, 1 - (elapsed - game.rules.beatenDuration / 2) / (game.rules.beatenDuration / 2))
+        }
+        if !zombie.isBeaten {
+            canvas.fillEllipse(Rect(rect.midX - rect.width * 0.35, rect.maxY - 7, rect.width * 0.7, 10),
+                               Color(r: 0, g: 0, b: 0, a: 60))
+        }
+        let box = Rect(center: Point(rect.midX, rect.midY), size: Size(rect.width * scale, rect.height * scale))
+        canvas.drawImage(frame, in: box, alpha: alpha)
+    }
+
     /// Draws one zombie in lawn points: its shadow, then its emoji with the walk cycle.
     func drawZombie(_ zombie: Zombie, _ canvas: Canvas) {
         let rect = game.drawFrame(of: zombie)
         guard rect.maxX > -20, rect.minX < game.lawnWidth + 20 else { return }
+        if let frames = operatorSprites.frames[zombie.kind.index], !frames.isEmpty {
+            drawSpriteZombie(zombie, rect: rect, frames: frames, canvas)
+            return
+        }
         let emoji = Self.kindEmoji[zombie.kind.index % Self.kindEmoji.count]
         let side = min(rect.width, rect.height)
         let pixelSize = max(8, min(160, Int((side * canvas.scale).rounded())))

@@ -21,9 +21,10 @@ final class SceneDriver {
     var now = 100.0
     private var touchID = 1
 
-    init(width: Int, height: Int, language: Language = .english, seed: UInt64 = 1) {
+    init(width: Int, height: Int, language: Language = .english, seed: UInt64 = 1, spriteDirectory: String? = nil) {
         screen = Screen(width: width, height: height)
-        scene = BeatZombiesScene(sound: sound, storage: storage, language: language, seed: seed)
+        scene = BeatZombiesScene(sound: sound, storage: storage, language: language, seed: seed,
+                                 spriteDirectory: spriteDirectory)
         screen.show(scene, now: now)
         screen.renderFrame(now: now)
     }
@@ -173,6 +174,47 @@ final class BeatZombiesSceneTests: XCTestCase {
         XCTAssertEqual(driver.effects(.zombieHit), 1)
         press(.confirm)
         XCTAssertEqual(driver.scene.game.score, 2, "confirm again beats the zombie picked next")
+    }
+
+    /// Operator art: a sheet of 4 frames in a 2x2 grid for the first kind, a missing sheet
+    /// and a bad description for two others (reported, those kinds keep their emoji).
+    func testOperatorSpriteSheets() throws {
+        let dir = NSTemporaryDirectory() + "sprites-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let colors = [Color(hex: 0xD04040), Color(hex: 0x40A040), Color(hex: 0x4060D0), Color(hex: 0xE0C020)]
+        let sheet = Surface(width: 166, height: 144, format: .argb8888)
+        let canvas = Canvas(surface: sheet)
+        for (index, color) in colors.enumerated() {
+            let x = Double(index % 2) * 83, y = Double(index / 2) * 72
+            canvas.fillRoundedRect(Rect(x + 8, y + 4, 67, 64), radius: 16, color)
+            canvas.fillCircle(center: Point(x + 28, y + 24), radius: 7, .white)
+        }
+        try sheet.writePNG(dir + "/walker.png")
+        try Data("""
+            {"kinds": [
+              {"sheet": "walker.png", "frames": 4, "frameWidth": 83, "frameHeight": 72},
+              null,
+              {"sheet": "missing.png", "frames": 12, "frameWidth": 83, "frameHeight": 72},
+              {"sheet": "walker.png", "frames": 0, "frameWidth": 83, "frameHeight": 72}
+            ]}
+            """.utf8).write(to: URL(fileURLWithPath: dir + "/sprites.json"))
+
+        let (sprites, errors) = ZombieSprites.load(directory: dir)
+        XCTAssertEqual(sprites.frames.keys.sorted(), [0])
+        XCTAssertEqual(sprites.frames[0]?.count, 4)
+        XCTAssertEqual(sprites.frames[0]?[3].pixel(x: 40, y: 40), colors[3], "frames are cut in reading order")
+        XCTAssertEqual(errors.count, 2)
+        XCTAssertTrue(errors[0].file.hasSuffix("missing.png"), errors[0].description)
+        XCTAssertTrue(errors[1].problem.hasPrefix("kind 4: needs \"frames\""), errors[1].problem)
+
+        // Too small a sheet is an error, not a crash.
+        XCTAssertThrowsError(try ZombieSprites.slice(sheet, count: 9, width: 83, height: 72, file: "walker.png"))
+        XCTAssertEqual(ZombieSprites.load(directory: dir + "/none").errors, [], "no sprites.json: emoji, quietly")
+
+        let driver = SceneDriver(width: 800, height: 480, seed: 9, spriteDirectory: dir)
+        driver.run(seconds: 12)
+        driver.check("zombies-sprites-800x480")
     }
 
     func testPauseStopsTheClockAndTheMusic() {
