@@ -55,7 +55,7 @@ let package = Package(
         .testTarget(name: "GuessPictureTests", dependencies: ["GuessPicture"]),
         .testTarget(name: "Game2048Tests", dependencies: ["Game2048"]),
         .testTarget(name: "MemoryMatchTests", dependencies: ["MemoryMatch"]),
-        .testTarget(name: "ArcadeTests", dependencies: ["Arcade"]),
+        .testTarget(name: "ArcadeTests", dependencies: ["Arcade"], exclude: ["References"]),
     ],
     swiftLanguageModes: [.v6]
 )

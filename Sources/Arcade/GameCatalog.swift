@@ -27,7 +27,7 @@ public struct GameCatalog {
         return scene
     }
 
-    func bestScore(_ id: String, _ storage: GameStorage, language: Language = .english) -> Int? {
+    func bestScore(_ id: String, _ storage: GameStorage, language: Language) -> Int? {
         bestKeys[id].flatMap { storage.integer($0(language)) }
     }
 }

@@ -13,7 +13,9 @@ public final class HeadlessRunner {
     public let presenter: HeadlessPresenter
     public let sound: RecordingSoundBoard
     public private(set) var now: Double = 1
-    public static let frameInterval = 1.0 / 60
+    /// Virtual time between frames: 60 Hz like a panel; tests may take bigger steps
+    /// (game rules run in fixed steps, so the outcome is the same).
+    public var frameInterval = 1.0 / 60
     private var nextTouchID = 1
     public private(set) var framesDrawn = 0
 
@@ -42,8 +44,8 @@ public final class HeadlessRunner {
     /// Lets `seconds` of virtual time pass, a frame every 1/60 s.
     public func advance(_ seconds: Double) {
         let end = now + seconds
-        while now + HeadlessRunner.frameInterval <= end + 1e-9 {
-            now += HeadlessRunner.frameInterval
+        while now + frameInterval <= end + 1e-9 {
+            now += frameInterval
             frame()
         }
         if end > now { now = end; frame() }
@@ -68,7 +70,7 @@ public final class HeadlessRunner {
         for (id, p) in zip(ids, points) { touch(.down, id, p.0, p.1) }
         advance(0.08)
         for (id, p) in zip(ids, points) { touch(.up, id, p.0, p.1) }
-        advance(HeadlessRunner.frameInterval)
+        advance(frameInterval)
     }
 
     public func hold(_ x: Double, _ y: Double, seconds: Double) {
@@ -76,28 +78,28 @@ public final class HeadlessRunner {
         touch(.down, id, x, y)
         advance(seconds)
         touch(.up, id, x, y)
-        advance(HeadlessRunner.frameInterval)
+        advance(frameInterval)
     }
 
     public func swipe(from: (Double, Double), to: (Double, Double), seconds: Double) {
         let id = newID()
         touch(.down, id, from.0, from.1)
-        let steps = max(2, Int(seconds / HeadlessRunner.frameInterval))
+        let steps = max(2, Int(seconds / frameInterval))
         for i in 1...steps {
             let t = Double(i) / Double(steps)
             advance(seconds / Double(steps))
             touch(.move, id, from.0 + (to.0 - from.0) * t, from.1 + (to.1 - from.1) * t)
         }
         touch(.up, id, to.0, to.1)
-        advance(HeadlessRunner.frameInterval)
+        advance(frameInterval)
     }
 
     public func key(_ name: String) {
         guard let key = Key(rawValue: name) else { return }
         kiosk.handle(.key(KeyEvent(key: key, isPressed: true, time: now)), now: now)
-        advance(HeadlessRunner.frameInterval)
+        advance(frameInterval)
         kiosk.handle(.key(KeyEvent(key: key, isPressed: false, time: now)), now: now)
-        advance(HeadlessRunner.frameInterval)
+        advance(frameInterval)
     }
 
     /// What the panel shows now.

@@ -74,7 +74,7 @@ public final class Kiosk {
         menu.setEntries(enabled)
         menu.language = language
         var best: [String: Int] = [:]
-        for e in enabled { if let b = catalog.bestScore(e.id, storage) { best[e.id] = b } }
+        for e in enabled { if let b = catalog.bestScore(e.id, storage, language: language) { best[e.id] = b } }
         menu.setBestScores(best)
     }
 
@@ -321,7 +321,7 @@ extension Kiosk: OperatorControls {
 }
 
 /// Game storage on the state store: keys with ".best" are scores (the operator can
-/// reset them), the rest are settings.
+/// reset them; the game decides what beats what), the rest are settings.
 final class StoreStorage: GameStorage {
     let store: StateStore
     init(store: StateStore) { self.store = store }
@@ -329,7 +329,7 @@ final class StoreStorage: GameStorage {
         key.contains(".best") ? store.best(key) : store.setting(key).flatMap { Int($0) }
     }
     func setInteger(_ key: String, _ value: Int) {
-        if key.contains(".best") { _ = store.recordScore(key, value) } else { _ = store.setSetting(key, String(value)) }
+        if key.contains(".best") { store.setScore(key, value) } else { _ = store.setSetting(key, String(value)) }
     }
     func string(_ key: String) -> String? { store.setting(key) }
     func setString(_ key: String, _ value: String) { _ = store.setSetting(key, value) }

@@ -1,7 +1,9 @@
 import Audio
 import BeatZombies
+import Game2048
 import Graphics
 import GuessPicture
+import MemoryMatch
 import UI
 
 extension GameCatalog {
@@ -22,10 +24,14 @@ extension GameCatalog {
         }
         catalog.add(GameEntry(id: "2048", names: [.english: "2048", .chinese: "2048"],
                               emoji: "🔢", color: Color(hex: 0xE8A33D)),
-                    bestKey: { _ in "2048.best.5x5" }) { _, _, _, _ in nil }
+                    bestKey: { _ in "2048.best.5x5" }) { sound, storage, language, seed in
+            Game2048Scene(sound: sound, storage: storage, language: language, seed: seed)
+        }
         catalog.add(GameEntry(id: "memory", names: [.english: "Memory Match", .chinese: "记忆翻牌"],
                               emoji: "🃏", color: Color(hex: 0xA855F7)),
-                    bestKey: { _ in "memory.best.4x4" }) { _, _, _, _ in nil }
+                    bestKey: { _ in "memory.best.4x4" }) { sound, storage, language, seed in
+            MemoryMatchScene(sound: sound, storage: storage, language: language, seed: seed)
+        }
         return catalog
     }
 }

@@ -119,6 +119,17 @@ public final class StateStore {
         return true
     }
 
+    /// Stores a best the game has judged itself (fewest moves is "best" for some games).
+    public func setScore(_ key: String, _ score: Int, now: Double = monotonicSeconds()) {
+        guard StateStore.isValidKey(key), score >= 0 else {
+            Log.warning("state: score \(score) for '\(key)' not kept (bad key or negative)")
+            return
+        }
+        guard scores[key] != score else { return }
+        scores[key] = score
+        markDirty(.scores, now: now)
+    }
+
     /// The operator's "reset scores": all of them, or those of one game (all its variants).
     public func resetScores(game: String? = nil, now: Double = monotonicSeconds()) {
         if let game {

@@ -14,6 +14,8 @@ func makeRunner(_ test: XCTestCase, configure: (inout Settings) -> Void = { _ in
     let store = StateStore(directory: dir, now: 1)
     let runner = try HeadlessRunner(settings: settings, width: 800, height: 480, store: store,
                                     catalog: .standard(dataDirectory: settings.kiosk.dataDir))
+    // 20 frames a second keeps debug-build tests quick; rules run in fixed steps anyway.
+    runner.frameInterval = 1.0 / 20
     return (runner, store)
 }
 
