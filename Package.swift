@@ -33,7 +33,7 @@ let package = Package(
         .target(name: "Display", dependencies: ["Platform", "Graphics", "CDRM", "CPixman"]),
         .target(name: "UI", dependencies: ["Platform", "Graphics", "Input"]),
 
-        .target(name: "BeatZombies", dependencies: ["UI", "Graphics", "Audio"]),
+        .target(name: "BeatZombies", dependencies: ["Platform", "UI", "Graphics", "Audio"]),
         .target(name: "GuessPicture", dependencies: ["Platform", "UI", "Graphics", "Audio"]),
         .target(name: "Game2048", dependencies: ["UI", "Graphics", "Audio"]),
         .target(name: "MemoryMatch", dependencies: ["UI", "Graphics", "Audio"]),

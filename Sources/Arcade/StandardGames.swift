@@ -13,7 +13,8 @@ extension GameCatalog {
         catalog.add(GameEntry(id: "beat_zombies", names: [.english: "Beat Zombies", .chinese: "打僵尸"],
                               emoji: "🧟", color: Color(hex: 0x3FA34D)),
                     bestKey: { _ in "zombies.best" }) { sound, storage, language, seed in
-            BeatZombiesScene(sound: sound, storage: storage, language: language, seed: seed)
+            BeatZombiesScene(sound: sound, storage: storage, language: language, seed: seed,
+                             spriteDirectory: dataDirectory.map { $0 + "/zombies" })
         }
         catalog.add(GameEntry(id: "guess_picture", names: [.english: "Guess Picture", .chinese: "超级猜图"],
                               emoji: "🖼", color: Color(hex: 0x3B82F6)),

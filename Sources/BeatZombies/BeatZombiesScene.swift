@@ -1,5 +1,7 @@
 import Audio
 import Graphics
+import Input
+import Platform
 import UI
 
 #if canImport(Glibc)
@@ -45,7 +47,19 @@ public final class BeatZombiesScene: Scene, GameScene {
     private var shownScore = -1
     private var shownHouse = -1
 
-    public init(sound: SoundBoard, storage: GameStorage, language: Language, seed: UInt64) {
+    /// Operator sprite sheets by kind (see `ZombieSprites`); kinds without one use emoji.
+    let operatorSprites: ZombieSprites
+
+    /// `spriteDirectory` may hold operator art (sprites.json and PNG sheets).
+    public init(sound: SoundBoard, storage: GameStorage, language: Language, seed: UInt64,
+                spriteDirectory: String? = nil) {
+        var sprites = ZombieSprites()
+        if let spriteDirectory {
+            let loaded = ZombieSprites.load(directory: spriteDirectory)
+            for error in loaded.errors { Log.warning("beat zombies: sprite sheet skipped: \(error)") }
+            sprites = loaded.sprites
+        }
+        operatorSprites = sprites
         self.sound = sound
         self.storage = storage
         self.language = language
@@ -219,11 +233,89 @@ public final class BeatZombiesScene: Scene, GameScene {
         lostOverlay = nil
         focus(nil)
         game.restart()
+        selection = nil
         shownScore = -1
         shownHouse = -1
         refreshLabels()
         lawnView.setNeedsDisplay()
         if !isAutoplaying { sound.playMusic(.beatZombies) }
+    }
+
+    // MARK: - Keys and arcade sticks
+
+    /// The zombie the stick points at (slot and generation, so a respawn isn't mistaken for
+    /// it) and where it was last seen, in lawn points.
+    private(set) var selection: (id: Int, generation: Int)?
+    private var selectionPoint = Point(0, 0)
+
+    /// The selected zombie if it is still walking on the lawn.
+    var selectedZombie: Zombie? {
+        guard let selection, game.zombies.indices.contains(selection.id) else { return nil }
+        let zombie = game.zombies[selection.id]
+        guard zombie.generation == selection.generation, !zombie.isBeaten, game.isOnLawn(zombie) else { return nil }
+        return zombie
+    }
+
+    /// Arrows pick the nearest zombie that way, confirm beats it. Once the zombies have
+    /// won, keys fall through to focus navigation (the restart button).
+    public override func handleKey(_ key: Key) -> Bool {
+        guard game.phase == .playing, !isPaused, !isAutoplaying else { return false }
+        switch key {
+        case .left, .right, .up, .down:
+            select(towards: key)
+            return true
+        case .confirm, .start:
+            guard let zombie = selectedZombie ?? nearestZombie(to: selectionPoint, towards: nil) else { return true }
+            let rect = game.drawFrame(of: zombie)
+            selectionPoint = Point(rect.midX, rect.midY)
+            handle(game.tap(at: LawnPoint(x: rect.midX, y: rect.midY)))
+            // Stay where the stick was: the next press picks a zombie near here.
+            if let next = nearestZombie(to: selectionPoint, towards: nil) { setSelection(next) }
+            lawnView.setNeedsDisplay()
+            return true
+        default:
+            return false
+        }
+    }
+
+    private func select(towards key: Key) {
+        if let current = selectedZombie {
+            let rect = game.drawFrame(of: current)
+            selectionPoint = Point(rect.midX, rect.midY)
+            if let next = nearestZombie(to: selectionPoint, towards: key, excluding: current.id) { setSelection(next) }
+        } else if let first = nearestZombie(to: Point(0, game.lawnHeight / 2), towards: nil) {
+            // Nothing picked yet: start with the zombie nearest the house.
+            setSelection(first)
+        }
+        lawnView.setNeedsDisplay()
+    }
+
+    private func setSelection(_ zombie: Zombie) {
+        selection = (zombie.id, zombie.generation)
+        let rect = game.drawFrame(of: zombie)
+        selectionPoint = Point(rect.midX, rect.midY)
+    }
+
+    /// The walking, visible zombie nearest a point, optionally only those that way of it.
+    private func nearestZombie(to point: Point, towards key: Key?, excluding: Int? = nil) -> Zombie? {
+        var best: (Zombie, Double)?
+        for zombie in game.zombies where !zombie.isBeaten && zombie.id != excluding {
+            let rect = game.drawFrame(of: zombie)
+            guard rect.maxX > 0, rect.minX < game.lawnWidth - 10 else { continue }
+            let dx = rect.midX - point.x, dy = rect.midY - point.y
+            let along: Double, across: Double
+            switch key {
+            case .left?: (along, across) = (-dx, abs(dy))
+            case .right?: (along, across) = (dx, abs(dy))
+            case .up?: (along, across) = (-dy, abs(dx))
+            case .down?: (along, across) = (dy, abs(dx))
+            default: (along, across) = (sqrt(dx * dx + dy * dy), 0)
+            }
+            if key != nil && along <= 1 { continue }
+            let score = along + 2 * across
+            if best == nil || score < best!.1 { best = (zombie, score) }
+        }
+        return best?.0
     }
 
     // MARK: - Kiosk
@@ -337,12 +429,32 @@ public final class BeatZombiesScene: Scene, GameScene {
         return out
     }
 
+    /// An operator's sprite sheet: its own frames make the walk; the beaten animation and
+    /// the shadow are the same as for emoji.
+    private func drawSpriteZombie(_ zombie: Zombie, rect: LawnRect, frames: [Surface], _ canvas: Canvas) {
+        let frame = frames[game.walkFrame(of: zombie) % frames.count]
+        let scale = game.scale(of: zombie)
+        var alpha = 1.0
+        if case .beaten(let elapsed) = zombie.state, elapsed > game.rules.beatenDuration / 2 {
+            alpha = max(0, 1 - (elapsed - game.rules.beatenDuration / 2) / (game.rules.beatenDuration / 2))
+        }
+        if !zombie.isBeaten {
+            canvas.fillEllipse(Rect(rect.midX - rect.width * 0.35, rect.maxY - 7, rect.width * 0.7, 10),
+                               Color(r: 0, g: 0, b: 0, a: 60))
+        }
+        let box = Rect(center: Point(rect.midX, rect.midY), size: Size(rect.width * scale, rect.height * scale))
+        canvas.drawImage(frame, in: box, alpha: alpha)
+    }
+
     /// Draws one zombie in lawn points: its shadow, then its emoji with the walk cycle.
     func drawZombie(_ zombie: Zombie, _ canvas: Canvas) {
         let rect = game.drawFrame(of: zombie)
         guard rect.maxX > -20, rect.minX < game.lawnWidth + 20 else { return }
+        if let frames = operatorSprites.frames[zombie.kind.index], !frames.isEmpty {
+            drawSpriteZombie(zombie, rect: rect, frames: frames, canvas)
+            return
+        }
         let emoji = Self.kindEmoji[zombie.kind.index % Self.kindEmoji.count]
-        let fonts = UIEnvironment.fonts
         let side = min(rect.width, rect.height)
         let pixelSize = max(8, min(160, Int((side * canvas.scale).rounded())))
         guard let image = sprite(emoji, pixelSize: pixelSize) else { return }
@@ -382,9 +494,12 @@ public final class BeatZombiesScene: Scene, GameScene {
             : Rect(feet.x - w / 2, feet.y + bob - h, w, h)
         canvas.drawImage(image, in: box, rotation: sway, alpha: alpha)
         if zombie.isBeaten, case .beaten(let elapsed) = zombie.state, elapsed < 0.2 {
+            // One cached bitmap scaled per frame: a glyph per animated size would fill the font cache.
             let burst = side * (0.6 + elapsed * 3)
-            canvas.drawEmoji("💥", in: Rect(center: Point(rect.midX, rect.minY + side * 0.3), size: Size(burst, burst)),
-                             fonts: fonts, alpha: 1 - elapsed * 4)
+            if let image = sprite("💥", pixelSize: pixelSize) {
+                canvas.drawImage(image, in: Rect(center: Point(rect.midX, rect.minY + side * 0.3), size: Size(burst, burst)),
+                                 alpha: 1 - elapsed * 4)
+            }
         }
     }
 }
@@ -436,6 +551,14 @@ final class LawnView: View {
         for zombie in order where !zombie.isBeaten { scene.drawZombie(zombie, canvas) }
         // Beaten zombies on top: they grow over their neighbours.
         for zombie in order where zombie.isBeaten { scene.drawZombie(zombie, canvas) }
+        if let selected = scene.selectedZombie {
+            // The stick's pick: a ring at its feet and a marker above its head.
+            let rect = game.drawFrame(of: selected)
+            canvas.strokeEllipse(Rect(rect.midX - rect.width * 0.45, rect.maxY - 14, rect.width * 0.9, 20), width: 3,
+                                 Theme.accent)
+            canvas.fillPolygon([Point(rect.midX - 10, rect.minY - 18), Point(rect.midX + 10, rect.minY - 18),
+                                Point(rect.midX, rect.minY - 4)], Theme.accent)
+        }
     }
 }
 

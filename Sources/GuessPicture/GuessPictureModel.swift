@@ -84,6 +84,9 @@ public struct GuessPictureRules: Equatable, Sendable {
     public var hintCost = 1000
     /// Seconds between a right answer and the next question.
     public var advanceDelay = 0.5
+    /// Deal the questions in a new order at every start (a kiosk's players see new pictures
+    /// first); off, they come in the pack's order.
+    public var shufflesQuestions = false
 
     public init() {}
 }
@@ -106,7 +109,8 @@ public struct GuessPictureGame: Sendable {
         case finished
     }
 
-    public let questions: [Question]
+    /// The questions in the order they are asked.
+    public private(set) var questions: [Question]
     public let rules: GuessPictureRules
     public private(set) var index = 0
     public private(set) var score = 0
@@ -131,6 +135,7 @@ public struct GuessPictureGame: Sendable {
         if questions.isEmpty {
             phase = .finished
         } else {
+            if rules.shufflesQuestions { random.shuffle(&self.questions) }
             load(0)
         }
     }
@@ -233,6 +238,7 @@ public struct GuessPictureGame: Sendable {
         if questions.isEmpty {
             phase = .finished
         } else {
+            if rules.shufflesQuestions { random.shuffle(&questions) }
             load(0)
         }
     }

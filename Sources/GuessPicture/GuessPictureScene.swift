@@ -1,5 +1,6 @@
 import Audio
 import Graphics
+import Input
 import Platform
 import UI
 
@@ -58,7 +59,9 @@ public final class GuessPictureScene: Scene, GameScene {
         for error in loaded.errors { Log.warning("guess picture: skipped \(error)") }
         packErrors = loaded.errors
         pack = QuestionPack.pick(loaded.packs, language: language.rawValue)
-        game = GuessPictureGame(questions: pack?.questions ?? [], seed: seed)
+        var rules = GuessPictureRules()
+        rules.shufflesQuestions = true
+        game = GuessPictureGame(questions: pack?.questions ?? [], seed: seed, rules: rules)
         autoplayer = GuessPictureAutoplayer(seed: seed &+ 7)
         best = 0
         hintButton = Button("", icon: "💡", kind: .secondary)
@@ -368,6 +371,13 @@ public final class GuessPictureScene: Scene, GameScene {
 
     private var autoplayRestartDelay = 3.0
 
+    /// With the big picture showing, any key puts it back (as a tap anywhere does).
+    public override func handleKey(_ key: Key) -> Bool {
+        guard bigPicture != nil else { return false }
+        hideBigPicture()
+        return true
+    }
+
     public override func didAppear() {
         if !isAutoplaying && !isPaused { sound.playMusic(.guessPicture) }
     }
@@ -440,7 +450,17 @@ final class SlotView: View {
         onTap?()
     }
 
+    /// Filled slots take the stick's focus too, so a character can be sent back with keys.
+    override var isFocusable: Bool { character != nil && !isHidden }
+
+    override func activate() {
+        onTap?()
+    }
+
     override func draw(_ canvas: Canvas) {
+        if isFocused {
+            canvas.strokeRoundedRect(bounds.insetBy(-4, -4), radius: cornerRadius + 4, width: 3, Theme.accent)
+        }
         guard let character else {
             canvas.fillRoundedRect(bounds, radius: cornerRadius, Theme.surface)
             canvas.strokeRoundedRect(bounds, radius: cornerRadius, width: 2, Theme.textDim.withAlpha(0.5))

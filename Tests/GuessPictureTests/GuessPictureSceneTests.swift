@@ -156,6 +156,37 @@ final class GuessPictureSceneTests: XCTestCase {
         big.check("guess-question")
     }
 
+    func testKeysWorkTheQuizToo() {
+        let driver = QuizDriver(width: 800, height: 480, language: .english)
+        var wentHome = false
+        driver.scene.onHome = { wentHome = true }
+        func press(_ key: Key) {
+            driver.screen.handle(.key(KeyEvent(key: key, isPressed: true, time: driver.now)))
+            driver.screen.handle(.key(KeyEvent(key: key, isPressed: false, time: driver.now + 0.05)))
+            driver.run(seconds: 0.1)
+        }
+        // The big picture goes away with any key, back included, without leaving the game.
+        driver.tap(driver.scene.bigButton)
+        driver.run(seconds: 1.1)
+        press(.back)
+        driver.run(seconds: 0.4)
+        XCTAssertFalse(driver.scene.subviews.contains { $0 is BigPictureOverlay })
+        XCTAssertFalse(wentHome)
+        // A filled slot can take the focus and send its character back.
+        driver.tap(driver.option(driver.answer[0]))
+        driver.scene.focus(driver.scene.slotViews[0])
+        press(.confirm)
+        XCTAssertEqual(driver.scene.game.slotCharacters[0], nil)
+        // Focus moves between option buttons with the arrows and confirm picks one.
+        driver.scene.focus(driver.scene.optionButtons[0])
+        press(.right)
+        XCTAssertTrue(driver.scene.focusedView === driver.scene.optionButtons[1])
+        press(.confirm)
+        XCTAssertEqual(driver.scene.game.slotCharacters[0], driver.scene.game.options[1])
+        press(.back)
+        XCTAssertTrue(wentHome, "back leaves the game when nothing is open")
+    }
+
     func testNoPacksShowsWhyInsteadOfCrashing() throws {
         let dir = NSTemporaryDirectory() + "nopacks-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: dir + "/packs", withIntermediateDirectories: true)

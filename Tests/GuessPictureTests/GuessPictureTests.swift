@@ -138,6 +138,20 @@ final class GuessPictureModelTests: XCTestCase {
         XCTAssertEqual(game.slots, [nil, nil])
     }
 
+    func testQuestionsCanBeDealtInANewOrderEachGame() {
+        let questions = ["ONE", "TWO", "SIX", "TEN", "CAT", "DOG", "OWL", "BEE"].map { makeQuestion($0) }
+        XCTAssertEqual(GuessPictureGame(questions: questions, seed: 1).questions, questions, "pack order by default")
+        var rules = GuessPictureRules()
+        rules.shufflesQuestions = true
+        var game = GuessPictureGame(questions: questions, seed: 1, rules: rules)
+        let first = game.questions
+        XCTAssertNotEqual(first, questions)
+        XCTAssertEqual(Set(first.map { String($0.answer) }), Set(questions.map { String($0.answer) }))
+        game.restart()
+        XCTAssertNotEqual(game.questions, first, "a new order after a restart")
+        XCTAssertEqual(GuessPictureGame(questions: questions, seed: 1, rules: rules).questions, first, "deterministic")
+    }
+
     func testAnEmptyListStartsFinished() {
         var game = GuessPictureGame(questions: [], seed: 9)
         XCTAssertTrue(game.isFinished)

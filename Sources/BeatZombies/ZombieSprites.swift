@@ -1,0 +1,99 @@
+import Graphics
+import Platform
+
+/// Operator-supplied zombie art: PNG sprite sheets that replace the emoji, one per kind,
+/// described as the original demo's model did (frame count, frame width and height).
+///
+/// `<directory>/sprites.json`:
+///
+///     {"kinds": [
+///       {"sheet": "walker.png", "frames": 31, "frameWidth": 83, "frameHeight": 72},
+///       {"sheet": "brute.png",  "frames": 25, "frameWidth": 174, "frameHeight": 109},
+///       ...up to four, in the order of `ZombieKind.all`; null keeps that kind's emoji
+///     ]}
+///
+/// A sheet holds its frames left to right, row after row, each `frameWidth` x `frameHeight`
+/// pixels; the walk cycle plays them over one second.
+public struct ZombieSprites {
+    public struct LoadError: Error, CustomStringConvertible, Equatable {
+        public let file: String
+        public let problem: String
+        public var description: String { "\(file): \(problem)" }
+    }
+
+    /// Frames per kind index; a missing kind is drawn from emoji.
+    public private(set) var frames: [Int: [Surface]] = [:]
+
+    public init() {}
+
+    /// Reads the description and every sheet it names. A kind whose sheet is missing or
+    /// the wrong size is left out and reported; the others are kept.
+    public static func load(directory: String) -> (sprites: ZombieSprites, errors: [LoadError]) {
+        var sprites = ZombieSprites()
+        var errors: [LoadError] = []
+        let path = directory + "/sprites.json"
+        guard Files.exists(path) else { return (sprites, []) }
+        let root: JSONValue
+        do {
+            root = try JSONValue.parse(bytes: try Files.readBytes(path))
+        } catch let error as JSONError {
+            return (sprites, [LoadError(file: path, problem: "not valid JSON: \(error)")])
+        } catch {
+            return (sprites, [LoadError(file: path, problem: "\(error)")])
+        }
+        guard let kinds = root["kinds"]?.array else {
+            return (sprites, [LoadError(file: path, problem: "needs \"kinds\": an array of up to \(ZombieKind.all.count) sheets")])
+        }
+        for (index, entry) in kinds.enumerated() {
+            if entry.isNull { continue }
+            let label = "kind \(index + 1)"
+            guard index < ZombieKind.all.count else {
+                errors.append(LoadError(file: path, problem: "\(label): there are only \(ZombieKind.all.count) kinds"))
+                continue
+            }
+            guard let sheet = entry["sheet"]?.string, !sheet.isEmpty else {
+                errors.append(LoadError(file: path, problem: "\(label): needs \"sheet\", a PNG file name"))
+                continue
+            }
+            guard let count = entry["frames"]?.int, count > 0, count <= 240,
+                let width = entry["frameWidth"]?.int, width > 0, width <= 2048,
+                let height = entry["frameHeight"]?.int, height > 0, height <= 2048
+            else {
+                errors.append(LoadError(file: path, problem: "\(label): needs \"frames\" (1-240), \"frameWidth\" and \"frameHeight\" (1-2048 pixels)"))
+                continue
+            }
+            let sheetPath = sheet.hasPrefix("/") ? sheet : directory + "/" + sheet
+            do {
+                let image = try Surface.loadPNG(sheetPath)
+                sprites.frames[index] = try slice(image, count: count, width: width, height: height, file: sheetPath)
+            } catch let error as LoadError {
+                errors.append(error)
+            } catch {
+                errors.append(LoadError(file: sheetPath, problem: "\(error)"))
+            }
+        }
+        return (sprites, errors)
+    }
+
+    /// Cuts a sheet into frames, left to right and top to bottom.
+    static func slice(_ sheet: Surface, count: Int, width: Int, height: Int, file: String) throws(LoadError) -> [Surface] {
+        let columns = sheet.width / width
+        let rows = sheet.height / height
+        guard columns > 0, rows > 0, columns * rows >= count else {
+            throw LoadError(file: file, problem: "a \(sheet.width)x\(sheet.height) sheet can't hold \(count) frames of \(width)x\(height)")
+        }
+        var frames: [Surface] = []
+        frames.reserveCapacity(count)
+        for index in 0..<count {
+            let x0 = (index % columns) * width
+            let y0 = (index / columns) * height
+            let frame = Surface(width: width, height: height, format: .argb8888)
+            for row in 0..<height {
+                let source = sheet.pixels + (y0 + row) * sheet.stride + x0 * 4
+                (frame.pixels + row * frame.stride).copyMemory(from: source, byteCount: width * 4)
+            }
+            frames.append(frame)
+        }
+        return frames
+    }
+}
