@@ -76,6 +76,15 @@ if [ ! -s "$base" ]; then
     ln -sf ../bw-ready-marker.service "$tmp/etc/systemd/system/multi-user.target.wants/bw-ready-marker.service"
     # An initramfs root: systemd must not take it for an initrd that hands over to a disk.
     rm -f "$tmp/etc/initrd-release"
+    # Read-only root after boot, as on a real board; the state directory is its own
+    # (RAM) file system here, standing in for a board's state partition.
+    ids=$(awk -F: '$1=="boardwalk"{print "uid="$3",gid="$4}' "$tmp/etc/passwd")
+    cat > "$tmp/etc/fstab" <<EOF
+rootfs  /                   rootfs  ro                              0 0
+tmpfs   /var/lib/boardwalk  tmpfs   mode=0700,$ids,size=16M,nosuid,nodev,noexec  0 0
+tmpfs   /tmp                tmpfs   mode=1777,size=32M,nosuid,nodev  0 0
+tmpfs   /var/tmp            tmpfs   mode=1777,size=8M,nosuid,nodev   0 0
+EOF
     # The serial console carries kernel lines and test markers, not a login prompt.
     ln -sf /dev/null "$tmp/etc/systemd/system/serial-getty@ttyS0.service"
     : > "$tmp/etc/machine-id"
