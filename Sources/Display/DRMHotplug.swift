@@ -1,0 +1,74 @@
+import CDRM
+import Platform
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The kernel's uevent netlink socket, listened to for DRM hotplug: a "change" event of
+/// the drm subsystem with HOTPLUG=1 (a monitor plugged, unplugged or power-cycled).
+public final class DRMHotplug {
+    private var fd: Int32
+
+    public init() throws(SystemError) {
+        fd = try retryingEINTR("socket", "NETLINK_KOBJECT_UEVENT") {
+            socket(AF_NETLINK, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue),
+                   NETLINK_KOBJECT_UEVENT)
+        }
+        var address = sockaddr_nl()
+        address.nl_family = sa_family_t(AF_NETLINK)
+        address.nl_groups = 1  // the kernel's own broadcast (udev re-sends on group 2)
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_nl>.size))
+            }
+        }
+        if result < 0 {
+            let error = SystemError("bind", "NETLINK_KOBJECT_UEVENT")
+            close(fd)
+            throw error
+        }
+    }
+
+    deinit { if fd >= 0 { close(fd) } }
+
+    public var fileDescriptor: Int32 { fd }
+
+    /// Reads every queued uevent; true if one was a DRM hotplug.
+    public func drain() -> Bool {
+        var found = false
+        var buffer = [UInt8](repeating: 0, count: 8192)
+        while true {
+            var sender = sockaddr_nl()
+            var length = socklen_t(MemoryLayout<sockaddr_nl>.size)
+            let count = buffer.withUnsafeMutableBytes { bytes in
+                withUnsafeMutablePointer(to: &sender) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        recvfrom(fd, bytes.baseAddress, bytes.count, 0, $0, &length)
+                    }
+                }
+            }
+            if count < 0 {
+                if errno == EINTR { continue }
+                break  // EAGAIN: drained; ENOBUFS: overrun, treated as drained (we re-probe anyway)
+            }
+            // Only the kernel (port 0) speaks on this group.
+            if sender.nl_pid == 0, DRMHotplug.isDRMHotplug(buffer[0..<count]) { found = true }
+        }
+        return found
+    }
+
+    /// A uevent is "ACTION@DEVPATH\0KEY=VALUE\0...": a DRM hotplug has ACTION=change,
+    /// SUBSYSTEM=drm and HOTPLUG=1.
+    public static func isDRMHotplug<C: Collection>(_ message: C) -> Bool where C.Element == UInt8 {
+        var action = false, drm = false, hotplug = false
+        for field in message.split(separator: 0) {
+            switch String(decoding: field, as: UTF8.self) {
+            case "ACTION=change": action = true
+            case "SUBSYSTEM=drm": drm = true
+            case "HOTPLUG=1": hotplug = true
+            default: break
+            }
+        }
+        return action && drm && hotplug
+    }
+}

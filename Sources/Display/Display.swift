@@ -1,1 +1,0 @@
-// Display: being built; see docs/ARCHITECTURE.md.

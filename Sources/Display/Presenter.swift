@@ -1,0 +1,162 @@
+import Graphics
+import Platform
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Puts finished frames on a screen. The UI draws into a shadow surface in logical
+/// orientation (xrgb8888, `width` x `height`); the presenter copies the damaged part out,
+/// rotated and converted, and shows it.
+///
+/// The run loop's contract:
+/// - poll `pollDescriptor` (when not nil) with the other fds; when it is readable call
+///   `handleReadable()` (flip completions, hotplug).
+/// - draw and `present` only while `isReadyForFrame`. Damage passed while not ready is
+///   kept, not lost: call `present` again once ready (empty damage will do) to show it.
+///   Presenting with nothing new to show does nothing (no flip, no wake-up).
+/// - when `needsFullRedraw` is true, redraw the whole shadow (re-created at `width` x
+///   `height`, which may have changed) before the next `present`; presenting clears it.
+/// - VT switch signals (`VirtualTerminal.releaseSignal`/`acquireSignal`, blocked and read
+///   through a signalfd) go to `handleVTSignal`.
+/// - `shutdown()` on exit (SIGTERM, SIGINT too): restores the screen and the text console.
+public protocol Presenter: AnyObject {
+    /// Logical screen size in pixels, after rotation: the size of the shadow surface.
+    var width: Int { get }
+    var height: Int { get }
+    var rotation: Rotation { get }
+
+    /// Copies `damage` (logical pixels) of `shadow` out and shows it.
+    func present(_ shadow: Surface, damage: DamageRegion) throws(DisplayError)
+
+    /// The fd to poll for readability, or nil when there is nothing to wait for.
+    var pollDescriptor: Int32? { get }
+    /// Drains what made `pollDescriptor` readable; never blocks.
+    func handleReadable() throws(DisplayError)
+
+    /// False while a page flip is pending or the VT is switched away.
+    var isReadyForFrame: Bool { get }
+    /// True after a modeset, a mode size change or getting the VT back.
+    var needsFullRedraw: Bool { get }
+
+    /// Acts on SIGUSR1/SIGUSR2 from the VT (release/acquire); other signals are ignored.
+    func handleVTSignal(_ signal: Int32)
+
+    /// Restores what was on screen before and frees everything; idempotent.
+    func shutdown()
+}
+
+extension Presenter {
+    public var bounds: PixelRect { PixelRect(0, 0, width, height) }
+}
+
+/// How the logical picture is turned on the panel, clockwise, in degrees.
+public enum Rotation: Int, Sendable, CaseIterable, CustomStringConvertible {
+    case deg0 = 0, deg90 = 90, deg180 = 180, deg270 = 270
+
+    public init?(degrees: Int) {
+        self.init(rawValue: ((degrees % 360) + 360) % 360)
+    }
+
+    public var description: String { "\(rawValue)" }
+
+    /// True for 90 and 270: the panel's width is the picture's height.
+    public var swapsAxes: Bool { self == .deg90 || self == .deg270 }
+
+    /// Panel size for a logical size, and the reverse (the same swap both ways).
+    public func swapped(_ width: Int, _ height: Int) -> (width: Int, height: Int) {
+        swapsAxes ? (height, width) : (width, height)
+    }
+
+    /// Where a logical rectangle lands on the panel, for a logical screen of w x h.
+    /// Clockwise 90: logical (x, y) -> panel (h - 1 - y, x).
+    public func panelRect(_ r: PixelRect, logicalWidth w: Int, logicalHeight h: Int) -> PixelRect {
+        switch self {
+        case .deg0: r
+        case .deg90: PixelRect(h - r.maxY, r.x, r.height, r.width)
+        case .deg180: PixelRect(w - r.maxX, h - r.maxY, r.width, r.height)
+        case .deg270: PixelRect(r.y, w - r.maxX, r.height, r.width)
+        }
+    }
+
+    /// Where a logical pixel lands on the panel (the same turn as `panelRect`).
+    public func panelPoint(x: Int, y: Int, logicalWidth w: Int, logicalHeight h: Int) -> (x: Int, y: Int) {
+        switch self {
+        case .deg0: (x, y)
+        case .deg90: (h - 1 - y, x)
+        case .deg180: (w - 1 - x, h - 1 - y)
+        case .deg270: (y, w - 1 - x)
+        }
+    }
+}
+
+/// What can go wrong bringing up or driving the screen. Each description is one line for
+/// the journal; the kiosk exits non-zero on it and systemd restarts it.
+public enum DisplayError: Error, CustomStringConvertible, Equatable, Sendable {
+    case noCard(searched: String)
+    case noDumbBuffers(path: String)
+    case noConnectedConnector(path: String, connectors: [String])
+    case permissionDenied(path: String)
+    case masterHeld(path: String)
+    case connectorNotFound(path: String, name: String, available: [String])
+    case modeNotFound(connector: String, mode: String, available: [String])
+    case noCRTC(connector: String)
+    case shadowSizeMismatch(expected: String, got: String)
+    case badConfig(String)
+    case system(SystemError)
+
+    public var description: String {
+        switch self {
+        case .noCard(let searched):
+            "display: no DRM card that can show a picture (\(searched)); is the display driver loaded?"
+        case .noDumbBuffers(let path):
+            "display: \(path) cannot allocate dumb buffers (a render-only device?)"
+        case .noConnectedConnector(let path, let connectors):
+            "display: no connected display on \(path) (\(connectors.isEmpty ? "no connectors" : connectors.joined(separator: ", "))); plug in a screen or configure the connector"
+        case .permissionDenied(let path):
+            "display: permission denied opening \(path); run as a member of the 'video' group"
+        case .masterHeld(let path):
+            "display: \(path) is in use: another process (a display server, another kiosk) holds DRM master"
+        case .connectorNotFound(let path, let name, let available):
+            "display: connector \(name) not found on \(path) (available: \(available.joined(separator: ", ")))"
+        case .modeNotFound(let connector, let mode, let available):
+            "display: mode \(mode) not offered by \(connector) (offered: \(available.joined(separator: ", ")))"
+        case .noCRTC(let connector):
+            "display: no CRTC can drive \(connector)"
+        case .shadowSizeMismatch(let expected, let got):
+            "display: shadow surface is \(got), the screen is \(expected)"
+        case .badConfig(let text):
+            "display: \(text)"
+        case .system(let error):
+            "display: \(error)"
+        }
+    }
+}
+
+/// The display settings the board profile and command line may give; nil means "choose".
+public struct DisplayConfig: Sendable, Equatable {
+    /// A card node such as /dev/dri/card1; nil: the first card that can show a picture.
+    public var cardPath: String?
+    /// A connector name as the kernel names it ("HDMI-A-1", "DSI-1", "Virtual-1").
+    public var connector: String?
+    /// "1280x800" or "1280x800@60"; nil: the preferred mode, else the largest.
+    public var mode: String?
+    /// .xrgb8888 or .rgb565; nil: the driver's preferred depth.
+    public var format: PixelFormat?
+    public var rotation: Rotation
+    /// The VT to own (graphics mode, switching); nil runs without one.
+    public var ttyPath: String?
+    /// Watch for monitor hotplug and modeset again.
+    public var watchHotplug: Bool
+
+    public init(cardPath: String? = nil, connector: String? = nil, mode: String? = nil,
+                format: PixelFormat? = nil, rotation: Rotation = .deg0,
+                ttyPath: String? = "/dev/tty1", watchHotplug: Bool = true) {
+        self.cardPath = cardPath
+        self.connector = connector
+        self.mode = mode
+        self.format = format
+        self.rotation = rotation
+        self.ttyPath = ttyPath
+        self.watchHotplug = watchHotplug
+    }
+}
