@@ -43,7 +43,7 @@ headless)
     echo "run.sh: no DRM device and no QEMU; rendering headless into $shots"
     mkdir -p "$shots"
     set -- "$bin" --headless --size 1280x800 --shots "$shots"
-    [ -f "${SCRIPT:-data/scripts/tour.txt}" ] && set -- "$@" --script "${SCRIPT:-data/scripts/tour.txt}"
+    [ -f "${SCRIPT:-data/scripts/tour.script}" ] && set -- "$@" --script "${SCRIPT:-data/scripts/tour.script}"
     exec "$@" ;;
 *)
     echo "run.sh: BOARDWALK_RUN must be drm, virtual or headless" >&2; exit 2 ;;
