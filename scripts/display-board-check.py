@@ -10,7 +10,10 @@ runs `display-test` on /dev/tty1, and checks that
   1. the screendump equals the headless render pixel for pixel (QEMU's PPM against ours);
   2. switching to tty2 drops DRM master, and switching back takes it again and shows
      the same picture;
-  3. after SIGTERM the screen shows the text console again.
+  3. a connector forced off and back on (sysfs status, then a synthetic change uevent,
+     since virtio-gpu sends none itself) is seen through the uevent socket, re-probed
+     and modeset, and the picture is the same again;
+  4. after SIGTERM the screen shows the text console again.
 DIR holds `vmlinuz` and `mods/lib/modules/VERSION` with virtio_gpu (the virtual board's
 kernel cache, images/build/kernel-*). Needs qemu-system-x86_64, busybox (busybox-static)
 and cpio. Python 3 standard library only. The last line is 'N passed, N failed'.
@@ -123,6 +126,11 @@ cat /tmp/log > /dev/ttyS0
 say scene; sleep 6
 chvt 2; sleep 4; say vt2; sleep 6
 chvt 1; sleep 6; say vt1; sleep 6
+# virtio-gpu sends no uevent for a forced status: a synthetic change asks for the re-probe.
+for s in /sys/class/drm/card0-*/status; do echo off > $s; done; echo change > /sys/class/drm/card0/uevent; sleep 5
+say unplugged log=$(grep -c "waiting for it" /tmp/log)
+for s in /sys/class/drm/card0-*/status; do echo detect > $s; done; echo change > /sys/class/drm/card0/uevent; sleep 6
+say replugged log=$(grep -c "re-probed" /tmp/log); sleep 6
 kill -TERM $PID; sleep 3
 say stopped running=$(pidof boardwalk); sleep 600
 """
@@ -241,6 +249,12 @@ def main():
             count, _ = differing_pixels(board.screendump("vt1"), reference)
             result(mark is not None and "master=y" in mark and count == 0,
                    f"rotation {rotation}: VT switch back takes master and redraws", f"{mark}, {count} pixels differ")
+            unplugged = board.wait_mark("unplugged", 60) or ""
+            replugged = board.wait_mark("replugged", 60) or ""
+            count, _ = differing_pixels(board.screendump("replugged"), reference)
+            result("log=0" not in unplugged + replugged and "log=" in unplugged and "log=" in replugged and count == 0,
+                   f"rotation {rotation}: hotplug off/on is seen, re-probed and shown again",
+                   f"unplugged {unplugged}, replugged {replugged}, {count} pixels differ")
             mark = board.wait_mark("stopped", 60)
             console = looks_like_console(board.screendump("stopped"))
             result(mark is not None and "running=" in mark and mark.endswith("running=") and console,
