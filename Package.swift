@@ -22,9 +22,11 @@ let package = Package(
         shim("CFreeType", "freetype2", ["libfreetype-dev"]),
         shim("CPNG", "libpng", ["libpng-dev"]),
         shim("CSndfile", "sndfile", ["libsndfile1-dev"]),
+        // Linux headers missing from the Glibc module (signalfd, timerfd); glibc itself, nothing to link.
+        .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
 
         // System calls as thrown errors, files, clocks, logging: used by every layer.
-        .target(name: "Platform"),
+        .target(name: "Platform", dependencies: ["CLinux"]),
         .target(name: "Graphics", dependencies: ["Platform", "CPixman", "CFreeType", "CPNG"]),
         .target(name: "Input", dependencies: ["Platform", "CEvdev"]),
         .target(name: "Audio", dependencies: ["Platform", "CALSA", "CSndfile"]),
@@ -32,7 +34,7 @@ let package = Package(
         .target(name: "UI", dependencies: ["Platform", "Graphics", "Input"]),
 
         .target(name: "BeatZombies", dependencies: ["UI", "Graphics", "Audio"]),
-        .target(name: "GuessPicture", dependencies: ["UI", "Graphics", "Audio"]),
+        .target(name: "GuessPicture", dependencies: ["Platform", "UI", "Graphics", "Audio"]),
         .target(name: "Game2048", dependencies: ["UI", "Graphics", "Audio"]),
         .target(name: "MemoryMatch", dependencies: ["UI", "Graphics", "Audio"]),
 
@@ -41,14 +43,14 @@ let package = Package(
             "BeatZombies", "GuessPicture", "Game2048", "MemoryMatch",
         ]),
         .executableTarget(name: "boardwalk", dependencies: ["Arcade"]),
-        .executableTarget(name: "boardwalk-bench", dependencies: ["Arcade"]),
+        .executableTarget(name: "boardwalk-bench", dependencies: ["Arcade", "Graphics", "UI", "Platform", "CPixman"]),
 
         .testTarget(name: "PlatformTests", dependencies: ["Platform"]),
-        .testTarget(name: "GraphicsTests", dependencies: ["Graphics"]),
-        .testTarget(name: "InputTests", dependencies: ["Input"]),
+        .testTarget(name: "GraphicsTests", dependencies: ["Graphics"], exclude: ["References"]),
+        .testTarget(name: "InputTests", dependencies: ["Input"], exclude: ["Fixtures"]),
         .testTarget(name: "AudioTests", dependencies: ["Audio"]),
         .testTarget(name: "DisplayTests", dependencies: ["Display"]),
-        .testTarget(name: "UITests", dependencies: ["UI"]),
+        .testTarget(name: "UITests", dependencies: ["UI"], exclude: ["References"]),
         .testTarget(name: "BeatZombiesTests", dependencies: ["BeatZombies"]),
         .testTarget(name: "GuessPictureTests", dependencies: ["GuessPicture"]),
         .testTarget(name: "Game2048Tests", dependencies: ["Game2048"]),

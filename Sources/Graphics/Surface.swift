@@ -79,6 +79,8 @@ public final class Surface {
     }
 
     public var bounds: PixelRect { PixelRect(0, 0, width, height) }
+    /// The pixman image over these pixels, for code that composites with pixman directly.
+    public var pixmanImage: OpaquePointer { image }
     public var byteCount: Int { stride * height }
 
     /// One pixel as straight-alpha Color (for tests and screenshots; slow).
@@ -131,7 +133,7 @@ public final class Surface {
 
 extension Color {
     /// pixman's 16-bit-per-channel premultiplied colour.
-    var pixmanColor: pixman_color_t {
+    public var pixmanColor: pixman_color_t {
         let alpha = UInt32(a)
         func pm(_ c: UInt8) -> UInt16 { UInt16((UInt32(c) * alpha + 127) / 255 * 257) }
         return pixman_color_t(red: pm(r), green: pm(g), blue: pm(b), alpha: UInt16(alpha * 257))

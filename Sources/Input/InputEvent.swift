@@ -34,6 +34,8 @@ public enum Key: String, Sendable, Equatable, CaseIterable {
     case service
     /// A coin-op start button.
     case start
+    /// A gamepad's select / an arcade panel's second function button.
+    case select
 }
 
 public struct KeyEvent: Sendable, Equatable {

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 
 /// Logs to stderr in the journal's format: one line each, a "<N>" priority prefix.
 /// Written unbuffered, so journal timestamps are true. Repeats of one message are
@@ -14,7 +15,8 @@ public enum Log {
         let text = line + "\n"
         _ = text.withCString { Glibc.write(2, $0, strlen($0)) }
     }
-    nonisolated(unsafe) private static var lastSeen: [String: (time: Double, suppressed: Int)] = [:]
+    /// Guarded: the audio thread logs too (device lost, reopened).
+    private static let lastSeen = Mutex<[String: (time: Double, suppressed: Int)]>([:])
     /// The same message is written at most once per this many seconds.
     nonisolated(unsafe) public static var repeatInterval: Double = 10
 
@@ -27,16 +29,20 @@ public enum Log {
     public static func log(_ priority: Priority, _ message: String) {
         guard priority.rawValue <= minimum.rawValue else { return }
         let now = monotonicSeconds()
-        var text = message
-        if let seen = lastSeen[message] {
-            if now - seen.time < repeatInterval {
-                lastSeen[message] = (seen.time, seen.suppressed + 1)
-                return
+        let text: String? = lastSeen.withLock { seen in
+            var text = message
+            if let last = seen[message] {
+                if now - last.time < repeatInterval {
+                    seen[message] = (last.time, last.suppressed + 1)
+                    return nil
+                }
+                if last.suppressed > 0 { text += " (repeated \(last.suppressed) more times)" }
             }
-            if seen.suppressed > 0 { text += " (repeated \(seen.suppressed) more times)" }
+            if seen.count > 256 { seen.removeAll() }
+            seen[message] = (now, 0)
+            return text
         }
-        if lastSeen.count > 256 { lastSeen.removeAll() }
-        lastSeen[message] = (now, 0)
+        guard let text else { return }
         sink("<\(priority.rawValue)>\(text)")
     }
 }

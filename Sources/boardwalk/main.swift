@@ -1,1 +1,6 @@
 import Arcade
+#if canImport(Glibc)
+import Glibc
+#endif
+
+exit(Boardwalk.main(Array(CommandLine.arguments.dropFirst())))

@@ -1,2 +1,145 @@
 import XCTest
 @testable import Graphics
+
+/// Where reference PNGs live: beside this file, in References/.
+let referenceDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .appendingPathComponent("References").path
+let failureDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("out/test-failures").path
+
+func assertReference(_ surface: Surface, _ name: String, file: StaticString = #filePath, line: UInt = #line) {
+    if let mismatch = ReferenceImages.check(surface, reference: "\(referenceDirectory)/\(name).png",
+                                            failureDirectory: failureDirectory) {
+        XCTFail(mismatch.description, file: file, line: line)
+    }
+}
+
+final class GraphicsTests: XCTestCase {
+    nonisolated(unsafe) static let fonts: FontLibrary = try! FontLibrary()
+
+    func testShapes() {
+        let s = Surface(width: 320, height: 200, format: .xrgb8888)
+        let c = Canvas(surface: s, scale: 1)
+        c.fill(Rect(0, 0, 320, 200), Color(hex: 0x1B1F2A))
+        c.fill(Rect(10, 10, 60, 40), Color(hex: 0xE94F37))
+        c.fillRoundedRect(Rect(80, 10, 90, 50), radius: 14, Color(hex: 0x3B82F6))
+        c.strokeRoundedRect(Rect(180, 10, 90, 50), radius: 14, width: 3, Color(hex: 0xF5C542))
+        c.fillCircle(center: Point(40, 110), radius: 30, Color(hex: 0x22C55E))
+        c.strokeEllipse(Rect(80, 80, 100, 60), width: 4, Color(hex: 0xFFFFFF))
+        c.line(from: Point(190, 80), to: Point(300, 140), width: 5, Color(hex: 0xA855F7))
+        c.fillPolygon([Point(200, 190), Point(250, 150), Point(300, 190)], Color(hex: 0xF97316))
+        c.fill(Rect(10.5, 160.25, 60, 30), Color(hex: 0xFFFFFF, alpha: 128))
+        c.shadow(Rect(100, 155, 80, 30), radius: 10)
+        c.fillRoundedRect(Rect(100, 155, 80, 30), radius: 10, Color(hex: 0xEEEEEE))
+        assertReference(s, "shapes")
+        // Anti-aliased: the circle's edge has partial coverage, its centre is solid.
+        XCTAssertEqual(s.pixel(x: 40, y: 110), Color(hex: 0x22C55E))
+        let edge = s.pixel(x: 40 + 29, y: 110)
+        XCTAssertNotEqual(edge, Color(hex: 0x22C55E))
+        XCTAssertNotEqual(edge, Color(hex: 0x1B1F2A), "edge pixel should be partly covered")
+    }
+
+    func testLatinText() {
+        let s = Surface(width: 300, height: 80, format: .xrgb8888)
+        let c = Canvas(surface: s, scale: 1)
+        c.fill(Rect(0, 0, 300, 80), Color(hex: 0x1B1F2A))
+        c.drawText("Beat Zombies 2048", in: Rect(0, 0, 300, 40), style: TextStyle(size: 24, weight: .bold), fonts: Self.fonts)
+        c.drawText("Tap to play!", in: Rect(0, 40, 300, 40), style: TextStyle(size: 18, color: Color(hex: 0xF5C542)), fonts: Self.fonts)
+        assertReference(s, "text-latin")
+    }
+
+    func testChineseText() {
+        let s = Surface(width: 300, height: 60, format: .xrgb8888)
+        let c = Canvas(surface: s, scale: 1)
+        c.fill(Rect(0, 0, 300, 60), Color(hex: 0xFFFFFF))
+        c.drawText("超级猜图 猫", in: Rect(0, 0, 300, 60), style: TextStyle(size: 32, color: .black), fonts: Self.fonts)
+        assertReference(s, "text-chinese")
+        XCTAssertGreaterThan(Self.fonts.measure("猫", style: TextStyle(size: 32), scale: 1), 25)
+    }
+
+    func testColourEmoji() {
+        let s = Surface(width: 200, height: 100, format: .xrgb8888)
+        let c = Canvas(surface: s, scale: 1)
+        c.fill(Rect(0, 0, 200, 100), Color(hex: 0x2D6A4F))
+        c.drawEmoji("🧟", in: Rect(0, 0, 100, 100), fonts: Self.fonts)
+        c.drawText("🍎🧠", in: Rect(100, 0, 100, 100), style: TextStyle(size: 36), fonts: Self.fonts)
+        assertReference(s, "emoji")
+        // Colour, not a grey mask: somewhere the zombie's skin is clearly non-grey.
+        var coloured = 0
+        for y in stride(from: 0, to: 100, by: 2) { for x in stride(from: 0, to: 100, by: 2) {
+            let p = s.pixel(x: x, y: y)
+            if abs(Int(p.r) - Int(p.g)) > 40 || abs(Int(p.g) - Int(p.b)) > 40, p != Color(hex: 0x2D6A4F) { coloured += 1 }
+        } }
+        XCTAssertGreaterThan(coloured, 100)
+    }
+
+    func testSpriteScaledAndRotated() {
+        let sprite = Surface(width: 40, height: 20, format: .argb8888)
+        let sc = Canvas(surface: sprite)
+        sc.fillRoundedRect(Rect(0, 0, 40, 20), radius: 6, Color(hex: 0xE94F37, alpha: 200))
+        sc.fillCircle(center: Point(30, 10), radius: 6, Color(hex: 0xFFFFFF))
+        let s = Surface(width: 200, height: 120, format: .xrgb8888)
+        let c = Canvas(surface: s)
+        c.fill(Rect(0, 0, 200, 120), Color(hex: 0x334155))
+        c.drawImage(sprite, in: Rect(10, 10, 40, 20))
+        c.drawImage(sprite, in: Rect(60, 20, 80, 40), rotation: .pi / 6)
+        c.drawImage(sprite, in: Rect(140, 60, 50, 50), rotation: -.pi / 2, alpha: 0.5)
+        assertReference(s, "sprite-scaled-rotated")
+    }
+
+    func testRGB565Output() {
+        let s = Surface(width: 120, height: 60, format: .rgb565)
+        let c = Canvas(surface: s)
+        c.fillVerticalGradient(Rect(0, 0, 120, 60), top: Color(hex: 0x0EA5E9), bottom: Color(hex: 0x1E1B4B))
+        c.fillRoundedRect(Rect(10, 10, 100, 40), radius: 12, Color(hex: 0xF5C542))
+        c.drawText("565", in: Rect(10, 10, 100, 40), style: TextStyle(size: 22, weight: .bold, color: .black), fonts: Self.fonts)
+        assertReference(s, "rgb565")
+        XCTAssertEqual(s.stride % 16, 0)
+    }
+
+    func testPNGRoundTripKeepsAlpha() throws {
+        let s = Surface(width: 8, height: 8, format: .argb8888)
+        Canvas(surface: s).fill(Rect(0, 0, 4, 8), Color(hex: 0xFF0000, alpha: 128))
+        let path = NSTemporaryDirectory() + "/bw-roundtrip.png"
+        try s.writePNG(path)
+        let back = try Surface.loadPNG(path)
+        let p = back.pixel(x: 1, y: 1)
+        XCTAssertEqual(Int(p.a), 128, accuracy: 1)
+        XCTAssertEqual(Int(p.r), 255, accuracy: 2)
+        XCTAssertEqual(back.pixel(x: 6, y: 6).a, 0)
+    }
+
+    func testMissingFontNamesFileAndPackage() {
+        XCTAssertThrowsError(try FontLibrary(cjk: .init(path: "/nonexistent/wqy.ttc", package: "fonts-wqy-microhei"))) { error in
+            let text = "\(error)"
+            XCTAssertTrue(text.contains("/nonexistent/wqy.ttc"), text)
+            XCTAssertTrue(text.contains("fonts-wqy-microhei"), text)
+        }
+    }
+
+    func testCorruptPNGIsAClearError() throws {
+        let path = NSTemporaryDirectory() + "/bw-corrupt.png"
+        try Data("not a png at all".utf8).write(to: URL(fileURLWithPath: path))
+        XCTAssertThrowsError(try Surface.loadPNG(path)) { XCTAssertTrue("\($0)".contains(path)) }
+    }
+
+    func testTextWrapsAtWordsAndCJK() {
+        let style = TextStyle(size: 20)
+        let lines = Self.fonts.wrap("the quick brown fox jumps over", style: style, scale: 1, maxWidth: 120)
+        XCTAssertGreaterThan(lines.count, 1)
+        for l in lines { XCTAssertLessThanOrEqual(Self.fonts.measure(l, style: style, scale: 1), 120.5, l) }
+        let cjk = Self.fonts.wrap("猫狗鸟鱼虎狮熊猴", style: style, scale: 1, maxWidth: 70)
+        XCTAssertGreaterThan(cjk.count, 1)
+    }
+
+    func testDamageRegionMergesAndCaps() {
+        var d = DamageRegion()
+        d.add(PixelRect(0, 0, 10, 10))
+        d.add(PixelRect(5, 5, 10, 10))
+        XCTAssertEqual(d.rects, [PixelRect(0, 0, 15, 15)])
+        d.add(PixelRect(500, 500, 10, 10))
+        XCTAssertEqual(d.rects.count, 2)
+        for i in 0..<40 { d.add(PixelRect(i * 40, 300, 5, 5)) }
+        XCTAssertLessThanOrEqual(d.rects.count, DamageRegion.maxRects)
+    }
+}

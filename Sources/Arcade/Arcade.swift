@@ -1,1 +1,0 @@
-// Arcade: being built; see docs/ARCHITECTURE.md.

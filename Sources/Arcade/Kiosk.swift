@@ -1,0 +1,374 @@
+import Audio
+import Graphics
+import Input
+import Platform
+import UI
+
+/// The program people meet: the menu, the games, the attract mode when nobody is there,
+/// and the operator menu behind a gesture and a PIN. It owns the screen's scenes and
+/// decides where input goes; the run loop (or the headless runner) feeds it events and
+/// time and presents what it draws.
+public final class Kiosk {
+    public enum Mode: Equatable, Sendable {
+        case menu
+        case game(String)
+        case attract(String)
+        case pin
+        case operatorMenu
+        case calibration
+    }
+
+    public let screen: Screen
+    public private(set) var mode: Mode = .menu
+    public private(set) var settings: Settings
+    let store: StateStore
+    let sound: SoundBoard
+    let catalog: GameCatalog
+    let menu: MenuScene
+    private var openGames: [String: GameScene] = [:]
+    private var attractScene: GameScene?
+    private var attractStarted = 0.0
+    private var attractIndex = 0
+    private var idle: IdleTimer
+    private var operatorGesture: OperatorGesture
+    private var pin: PINEntry
+    private var gestures: GestureRecognizer
+    private var now: Double
+    private var seedCounter: UInt64
+    let storage: StoreStorage
+
+    /// Asks the outside world to act on a setting the operator changed.
+    public var onVolumeChange: ((Int) -> Void)?
+    public var onBrightnessChange: ((Int) -> Void)?
+    public var brightnessReader: (() -> Int?)?
+    public var onRotationChange: ((Int) -> Void)?
+    public var onCalibrationModeChange: ((Bool) -> Void)?
+    public var onCalibrationDone: (([Double]) -> Void)?
+    public var onExitToConsole: (() -> Void)?
+
+    public init(screen: Screen, settings: Settings, store: StateStore, sound: SoundBoard,
+                catalog: GameCatalog, now: Double, seed: UInt64 = 0x5EED) {
+        self.screen = screen
+        self.settings = settings
+        self.store = store
+        self.sound = sound
+        self.catalog = catalog
+        self.now = now
+        self.seedCounter = seed
+        storage = StoreStorage(store: store)
+        idle = IdleTimer(idleToMenu: Double(settings.kiosk.idleToMenuSeconds),
+                         menuToAttract: Double(settings.kiosk.menuToAttractSeconds), now: now)
+        operatorGesture = OperatorGesture(width: Double(screen.pixelWidth), height: Double(screen.pixelHeight))
+        pin = PINEntry(pin: settings.kiosk.operatorPIN)
+        gestures = GestureRecognizer(pixelsPerPoint: screen.scale)
+        menu = MenuScene(entries: [], language: Language(settings.kiosk.language))
+        menu.onOpen = { [weak self] id in self?.open(game: id) }
+        UIEnvironment.playClick = { [weak sound] in sound?.play(.click, gain: 0.6, pan: 0) }
+        refreshMenu()
+        screen.show(menu, now: now)
+        sound.playMusic(.menu)
+    }
+
+    private func refreshMenu() {
+        let enabled = catalog.entries.filter { settings.kiosk.enabledGames.contains($0.id) }
+        menu.setEntries(enabled)
+        menu.language = language
+        var best: [String: Int] = [:]
+        for e in enabled { if let b = catalog.bestScore(e.id, storage) { best[e.id] = b } }
+        menu.setBestScores(best)
+    }
+
+    private func nextSeed() -> UInt64 {
+        seedCounter = seedCounter &* 6364136223846793005 &+ 1442695040888963407
+        return seedCounter
+    }
+
+    // MARK: - Moving between screens
+
+    public func open(game id: String) {
+        guard settings.kiosk.enabledGames.contains(id) else { return }
+        let scene: GameScene
+        if let existing = openGames[id] {
+            scene = existing
+        } else {
+            guard let made = catalog.make(id, sound: sound, storage: storage, language: language,
+                                          seed: nextSeed(), autoplay: false) else { return }
+            made.onHome = { [weak self] in self?.goHome() }
+            openGames[id] = made
+            scene = made
+        }
+        store.countPlay(game: id, now: now)
+        mode = .game(id)
+        idle.enter(.game, now: now)
+        gestures.reset()
+        screen.show(scene, now: now)
+        scene.resume()
+    }
+
+    public func goHome() {
+        leaveCurrent()
+        mode = .menu
+        idle.enter(.menu, now: now)
+        refreshMenu()
+        screen.show(menu, now: now)
+        sound.playMusic(.menu)
+    }
+
+    private func leaveCurrent() {
+        switch mode {
+        case .game(let id): openGames[id]?.pause()
+        case .attract: stopAttract()
+        default: break
+        }
+        gestures.reset()
+    }
+
+    private func startAttract(now: Double) {
+        let enabled = catalog.entries.map(\.id).filter { settings.kiosk.enabledGames.contains($0) }
+        guard !enabled.isEmpty else { return }
+        attractIndex = attractIndex % enabled.count
+        let id = enabled[attractIndex]
+        attractIndex += 1
+        // Its own silent scene: the attract mode never touches a player's paused game,
+        // and the cabinet stays quiet when nobody is there.
+        guard let scene = catalog.make(id, sound: RecordingSoundBoard(), storage: MemoryStorage(),
+                                       language: language, seed: nextSeed(), autoplay: true) else { return }
+        scene.isAutoplaying = true
+        scene.addSubview(AttractBanner(language: language))
+        attractScene?.pause()
+        attractScene = scene
+        attractStarted = now
+        mode = .attract(id)
+        screen.show(scene, now: now)
+        scene.resume()
+        (scene.subviews.last as? AttractBanner)?.start(in: scene)
+    }
+
+    private func stopAttract() {
+        attractScene?.pause()
+        attractScene = nil
+    }
+
+    public func openOperatorMenu() {
+        leaveCurrent()
+        mode = .pin
+        idle.enter(.operatorMenu, now: now)
+        let scene = PINScene()
+        scene.onCancel = { [weak self] in self?.goHome() }
+        pin.clear()
+        scene.onKey = { [weak self, weak scene] key in
+            guard let self, let scene else { return }
+            switch key {
+            case "⌫": self.pin.backspace()
+            case "OK":
+                switch self.pin.submit(now: self.now) {
+                case .accepted: return self.showOperatorScene()
+                case .rejected(let left): scene.reject("Wrong PIN (\(left) tries left)")
+                case .lockedOut: scene.reject("Locked: try again later")
+                }
+            default: if let d = Int(key) { self.pin.press(digit: d, now: self.now) }
+            }
+            scene.digitsEntered = self.pin.entered.count
+        }
+        screen.show(scene, now: now)
+    }
+
+    private func showOperatorScene() {
+        mode = .operatorMenu
+        let scene = OperatorScene(controls: self)
+        scene.onClose = { [weak self] in self?.goHome() }
+        screen.show(scene, now: now)
+    }
+
+    // MARK: - Input and time
+
+    /// One input event, in screen pixels.
+    public func handle(_ event: InputEvent, now: Double) {
+        self.now = max(self.now, now)
+        if operatorGesture.handle(event), mode != .pin, mode != .operatorMenu, mode != .calibration {
+            openOperatorMenu()
+            return
+        }
+        let decision = idle.handle(event)
+        if decision.transition == .toMenu {
+            goHome()
+        }
+        guard decision.deliver else { return }
+        screen.handle(event)
+        if case .touch(let t) = event {
+            for g in gestures.handle(t) { screen.handle(g) }
+        }
+    }
+
+    /// Timers: idle, the operator gesture's hold, long presses, attract rotation.
+    public func tick(now: Double) {
+        self.now = max(self.now, now)
+        if operatorGesture.update(now: now), mode != .pin, mode != .operatorMenu { openOperatorMenu() }
+        for g in gestures.update(now: now) { screen.handle(g) }
+        switch idle.update(now: now) {
+        case .toMenu?: goHome()
+        case .toAttract?: startAttract(now: now)
+        case nil: break
+        }
+        if case .attract = mode, now - attractStarted >= Double(settings.kiosk.attractSecondsPerGame) {
+            startAttract(now: now)
+        }
+        store.flushIfDue(now: now)
+    }
+
+    /// When `tick` next has work to do, for the loop's timer.
+    public var nextDeadline: Double? {
+        var d = [idle.deadline, operatorGesture.deadline, gestures.nextDeadline, store.nextFlushDeadline].compactMap { $0 }
+        if case .attract = mode { d.append(attractStarted + Double(settings.kiosk.attractSecondsPerGame)) }
+        return d.min()
+    }
+
+    /// Advances and draws; the damage is what the presenter must copy out.
+    public func renderFrame(now: Double) -> DamageRegion {
+        tick(now: now)
+        return screen.renderFrame(now: now)
+    }
+
+    public var wantsFrame: Bool { screen.wantsFrame }
+
+    public func shutdown(now: Double) {
+        leaveCurrent()
+        sound.stopMusic()
+        store.close(now: now)
+    }
+
+    /// Applies a changed setting to the running kiosk (SIGHUP reload, operator menu).
+    public func apply(_ newSettings: Settings) {
+        settings = newSettings
+        idle.idleToMenu = Double(settings.kiosk.idleToMenuSeconds)
+        idle.menuToAttract = Double(settings.kiosk.menuToAttractSeconds)
+        pin = PINEntry(pin: settings.kiosk.operatorPIN)
+        if mode == .menu { refreshMenu() }
+    }
+}
+
+extension Language {
+    init(_ setting: Settings.Language) {
+        self = setting == .zh ? .chinese : .english
+    }
+}
+
+extension Kiosk: OperatorControls {
+    private func save(_ key: String, _ value: String) {
+        _ = settings.apply(key: key, value: value)
+        _ = store.setSetting(key, value, now: now)
+    }
+
+    public var volume: Int {
+        get { settings.audio.volume }
+        set { save("audio.volume", String(newValue)); onVolumeChange?(newValue) }
+    }
+    public var brightness: Int? {
+        get { brightnessReader?() }
+        set { if let v = newValue { save("display.brightness", String(v)); onBrightnessChange?(v) } }
+    }
+    public var rotation: Int {
+        get { settings.display.rotation }
+        set { save("display.rotation", String(newValue)); onRotationChange?(newValue) }
+    }
+    public var language: Language {
+        get { Language(settings.kiosk.language) }
+        set { save("kiosk.language", newValue.rawValue); openGames.removeAll() }
+    }
+    public var idleToMenuSeconds: Int {
+        get { settings.kiosk.idleToMenuSeconds }
+        set { save("kiosk.idle_to_menu_seconds", String(newValue)); idle.idleToMenu = Double(newValue) }
+    }
+    public var menuToAttractSeconds: Int {
+        get { settings.kiosk.menuToAttractSeconds }
+        set { save("kiosk.menu_to_attract_seconds", String(newValue)); idle.menuToAttract = Double(newValue) }
+    }
+    public var games: [(id: String, name: String, enabled: Bool)] {
+        catalog.entries.map { ($0.id, $0.name(language), settings.kiosk.enabledGames.contains($0.id)) }
+    }
+    public func setGame(_ id: String, enabled: Bool) {
+        var list = settings.kiosk.enabledGames.filter { $0 != id }
+        if enabled { list.append(id) }
+        // Keep the catalogue's order, and never switch every game off.
+        list = catalog.entries.map(\.id).filter { list.contains($0) }
+        guard !list.isEmpty else { return }
+        save("kiosk.enabled_games", list.joined(separator: ","))
+    }
+    public func resetScores() { store.resetScores(now: now) }
+    public func startCalibration() {
+        mode = .calibration
+        onCalibrationModeChange?(true)
+        let scene = CalibrationScene()
+        scene.onDone = { [weak self] matrix in
+            guard let self else { return }
+            self.onCalibrationModeChange?(false)
+            if let matrix {
+                self.save("touch.calibration", matrix.map { String($0) }.joined(separator: " "))
+                self.onCalibrationDone?(matrix)
+            }
+            self.showOperatorScene()
+        }
+        screen.show(scene, now: now)
+    }
+    public func exitToConsole() { onExitToConsole?() }
+    public var counters: [String] {
+        var lines = catalog.entries.map { "\($0.name(language)): \(store.plays(game: $0.id)) plays" }
+        let up = store.totalUptime(now: now)
+        lines.append("Uptime: \(up / 3600) h \(up % 3600 / 60) min")
+        lines.append("Crashes since install: \(store.crashes)")
+        return lines
+    }
+}
+
+/// Game storage on the state store: keys with ".best" are scores (the operator can
+/// reset them), the rest are settings.
+final class StoreStorage: GameStorage {
+    let store: StateStore
+    init(store: StateStore) { self.store = store }
+    func integer(_ key: String) -> Int? {
+        key.contains(".best") ? store.best(key) : store.setting(key).flatMap { Int($0) }
+    }
+    func setInteger(_ key: String, _ value: Int) {
+        if key.contains(".best") { _ = store.recordScore(key, value) } else { _ = store.setSetting(key, String(value)) }
+    }
+    func string(_ key: String) -> String? { store.setting(key) }
+    func setString(_ key: String, _ value: String) { _ = store.setSetting(key, value) }
+}
+
+/// "Touch to play" over the attract mode.
+final class AttractBanner: View {
+    let label: Label
+
+    init(language: Language) {
+        label = Label(language == .chinese ? "触摸屏幕开始游戏" : "Touch to play!",
+                      style: Theme.heading.with(color: Theme.accentText))
+        super.init(frame: .zero)
+        backgroundColor = Theme.accent
+        cornerRadius = 30
+        visualOutset = 14
+        addSubview(label)
+    }
+
+    override func layoutSubviews() { label.frame = bounds }
+
+    override func draw(_ canvas: Canvas) {
+        canvas.shadow(bounds, radius: cornerRadius)
+        super.draw(canvas)
+    }
+
+    func start(in scene: Scene) {
+        frame = Rect(center: Point(scene.size.width / 2, scene.size.height - 60), size: Size(min(420, scene.size.width - 40), 60))
+        isUserInteractionEnabled = false
+        // A slow pulse: the one thing allowed to move on its own, in the attract mode.
+        func pulse() {
+            scene.animator.tween(duration: 1.2, easing: .easeInOut) { [weak self] t in
+                self?.scale = 1 + 0.06 * sin(t * .pi)
+            }.onComplete { [weak self] in if self?.superview != nil { pulse() } }
+        }
+        pulse()
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif

@@ -1,0 +1,244 @@
+import Audio
+import Display
+import Graphics
+import Input
+import Platform
+import UI
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The kiosk on real hardware: one thread polls the DRM fd (page-flip events are the frame
+/// clock), every evdev fd and the inotify fd on /dev/input, a timerfd and a signalfd; the
+/// audio thread runs apart. Nothing to draw means no flip and no wake-up.
+public final class LiveRunner {
+    private var config: Config
+    private let options: CommandLineOptions
+    private let loop = EventLoop()
+    private let signals: SignalFD
+    private let timer: TimerFD
+    private var presenter: DRMPresenter
+    private let input: InputSystem
+    private let audio: AudioEngine?
+    private let store: StateStore
+    private let kiosk: Kiosk
+    private let notify: SystemdNotify?
+    private var inputWatches: [Int32: EventLoop.Token] = [:]
+    private var presenterWatch: EventLoop.Token?
+    private var sentReady = false
+    private var exitCode: Int32 = 0
+    private var framesSinceStatus = 0
+
+    public init(config: Config, options: CommandLineOptions, store: StateStore) throws {
+        self.config = config
+        self.options = options
+        let settings = config.settings
+        // Signals first, so a SIGTERM during start-up is not lost.
+        signals = try SignalFD()
+        timer = try TimerFD()
+        notify = SystemdNotify.fromEnvironment()
+
+        let rotation = Rotation(degrees: settings.display.rotation) ?? .deg0
+        presenter = try DRMPresenter(config: DisplayConfig(
+            cardPath: settings.display.card, connector: settings.display.connector, mode: settings.display.mode,
+            format: settings.display.format, rotation: rotation, ttyPath: settings.display.tty))
+
+        let panel = rotation.swapped(presenter.width, presenter.height)
+        input = InputSystem(config: InputConfig(
+            transform: TouchTransform(displayWidth: panel.width, displayHeight: panel.height,
+                                      rotation: DisplayRotation(degrees: rotation.rawValue) ?? .none,
+                                      calibration: CalibrationMatrix(parsingValues: settings.touch.calibration),
+                                      swapAxes: settings.touch.swapXY, invertX: settings.touch.invertX,
+                                      invertY: settings.touch.invertY),
+            touchDeviceMatch: settings.touch.device))
+
+        var audioConfig = AudioConfig()
+        audioConfig.device = settings.audio.pcm
+        audioConfig.mixerControl = settings.audio.mixerControl
+        audioConfig.periodFrames = settings.audio.periodFrames
+        audioConfig.periods = settings.audio.bufferPeriods
+        audioConfig.masterVolume = Float(settings.audio.volume) / 100
+        do {
+            audio = try AudioEngine(config: audioConfig)
+        } catch {
+            Log.warning("sound: \(error); running silent")
+            audio = nil
+        }
+
+        self.store = store
+        let screen = Screen(width: presenter.width, height: presenter.height)
+        kiosk = Kiosk(screen: screen, settings: settings, store: store,
+                      sound: audio?.soundBoard ?? RecordingSoundBoard(),
+                      catalog: .standard(dataDirectory: settings.kiosk.dataDir), now: monotonicSeconds())
+        wireKiosk()
+    }
+
+    private func wireKiosk() {
+        let backlight = Backlight()
+        kiosk.brightnessReader = { backlight.percent() }
+        kiosk.onBrightnessChange = { _ = backlight.setPercent($0) }
+        kiosk.onVolumeChange = { [weak self] v in self?.audio?.setMasterVolume(Float(v) / 100) }
+        kiosk.onExitToConsole = { [weak self] in
+            Log.notice("operator chose exit to console")
+            self?.exitCode = 0
+            self?.loop.stop()
+        }
+        kiosk.onRotationChange = { [weak self] _ in
+            // A new rotation needs a new presenter and screen: restart cleanly; systemd
+            // (Restart=always) brings the kiosk back with the saved setting.
+            Log.notice("rotation changed; restarting to apply it")
+            self?.exitCode = 75
+            self?.loop.stop()
+        }
+        kiosk.onCalibrationModeChange = { [weak self] calibrating in
+            guard let self else { return }
+            var t = self.input.config.transform
+            t.calibration = calibrating ? .identity : CalibrationMatrix(parsingValues: self.kiosk.settings.touch.calibration)
+            self.input.updateTransform(t)
+        }
+        kiosk.onCalibrationDone = { [weak self] matrix in
+            guard let self else { return }
+            var t = self.input.config.transform
+            t.calibration = CalibrationMatrix(parsingValues: matrix)
+            self.input.updateTransform(t)
+        }
+    }
+
+    /// Runs until SIGTERM/SIGINT or "exit to console"; returns the exit code.
+    public func run() -> Int32 {
+        loop.watch(fd: signals.fd) { [weak self] _ in self?.handleSignals() }
+        loop.watch(fd: timer.fd) { [weak self] _ in
+            _ = try? self?.timer.read()
+            self?.tick()
+        }
+        syncWatches()
+        loop.beforeWait = { [weak self] in self?.beforeWait() }
+        Log.info("kiosk running: \(presenter.width)x\(presenter.height), \(input.deviceSummaries.count) input devices")
+        drawIfNeeded()
+        do {
+            try loop.run()
+        } catch {
+            Log.error("run loop: \(error)")
+            exitCode = 1
+        }
+        shutdown()
+        return exitCode
+    }
+
+    private func syncWatches() {
+        if let fd = presenter.pollDescriptor, presenterWatch == nil {
+            presenterWatch = loop.watch(fd: fd) { [weak self] _ in self?.handlePresenter() }
+        }
+        let wanted = Set(input.pollDescriptors)
+        for (fd, token) in inputWatches where !wanted.contains(fd) {
+            loop.cancel(token)
+            inputWatches[fd] = nil
+        }
+        for fd in wanted where inputWatches[fd] == nil {
+            inputWatches[fd] = loop.watch(fd: fd) { [weak self] _ in self?.handleInput(fd) }
+        }
+    }
+
+    private func handleInput(_ fd: Int32) {
+        let now = monotonicSeconds()
+        for event in input.handleReadable(fd: fd, now: now) { kiosk.handle(event, now: now) }
+        syncWatches()
+        drawIfNeeded()
+    }
+
+    private func handlePresenter() {
+        do { try presenter.handleReadable() } catch { Log.error("\(error)") }
+        drawIfNeeded()
+    }
+
+    private func tick() {
+        let now = monotonicSeconds()
+        if let due = input.nextDeadline, due <= now {
+            for event in input.handleDeadline(now: now) { kiosk.handle(event, now: now) }
+            syncWatches()
+        }
+        kiosk.tick(now: now)
+        drawIfNeeded()
+    }
+
+    /// Draws and flips when the screen is free and something changed; the flip event
+    /// brings us back here for the next frame while a game is live.
+    private func drawIfNeeded() {
+        guard presenter.isReadyForFrame else { return }
+        if presenter.needsFullRedraw { kiosk.screen.invalidateAll() }
+        guard kiosk.wantsFrame || !sentReady else { return }
+        let now = monotonicSeconds()
+        let damage = kiosk.renderFrame(now: now)
+        do {
+            try presenter.present(kiosk.screen.shadow, damage: damage)
+        } catch {
+            Log.error("\(error)")
+        }
+        feedWatchdog(now: now)
+        if !sentReady {
+            sentReady = true
+            try? notify?.ready(status: "menu on screen")
+            Log.notice("first frame on screen")
+        }
+    }
+
+    private func feedWatchdog(now: Double) {
+        _ = notify?.feedWatchdog(now: now)
+    }
+
+    /// Before each wait: arm the timer for the nearest deadline (idle, long press, state
+    /// flush, hotplug retry, watchdog), or leave it off when nothing is due.
+    private func beforeWait() {
+        var deadlines = [kiosk.nextDeadline, input.nextDeadline].compactMap { $0 }
+        if let period = notify?.watchdogTimerPeriod { deadlines.append(monotonicSeconds() + period) }
+        if let next = deadlines.min() {
+            try? timer.arm(at: max(next, monotonicSeconds() + 0.001))
+        } else {
+            try? timer.disarm()
+        }
+        // The watchdog is fed from here too: a loop that still turns is alive even when
+        // nothing is drawn; a frozen loop never gets here.
+        feedWatchdog(now: monotonicSeconds())
+    }
+
+    private func handleSignals() {
+        guard let received = try? signals.read() else { return }
+        for signal in received {
+            switch signal {
+            case SIGTERM, SIGINT:
+                Log.notice("\(SignalFD.name(signal)): stopping")
+                loop.stop()
+            case SIGHUP:
+                reload()
+            case SIGUSR1, SIGUSR2:
+                presenter.handleVTSignal(signal)
+                drawIfNeeded()
+            default:
+                break
+            }
+        }
+    }
+
+    private func reload() {
+        try? notify?.reloading()
+        var fresh = Config.load(options, defaults: Boardwalk.defaultSettings())
+        fresh.applyOperatorSettings(from: store, options: options)
+        fresh.logDiagnostics()
+        kiosk.apply(fresh.settings)
+        Log.notice("configuration reloaded from \(fresh.files.joined(separator: ", "))")
+        try? notify?.ready(status: "reloaded")
+    }
+
+    private func shutdown() {
+        try? notify?.stopping()
+        kiosk.shutdown(now: monotonicSeconds())
+        audio?.stop()
+        presenter.shutdown()
+    }
+}
+
+extension CalibrationMatrix {
+    init(parsingValues v: [Double]) {
+        if v.count == 6 { self.init(v[0], v[1], v[2], v[3], v[4], v[5]) } else { self = .identity }
+    }
+}

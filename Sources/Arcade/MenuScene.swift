@@ -1,0 +1,143 @@
+import Graphics
+import Input
+import UI
+
+/// One game as the menu shows it.
+public struct GameEntry {
+    public let id: String
+    public let names: [Language: String]
+    public let emoji: String
+    /// The tile's colour, so each game is recognisable at a glance.
+    public let color: Color
+    public init(id: String, names: [Language: String], emoji: String, color: Color) {
+        self.id = id
+        self.names = names
+        self.emoji = emoji
+        self.color = color
+    }
+
+    public func name(_ language: Language) -> String { names[language] ?? names[.english] ?? id }
+}
+
+/// A big tile: the game's picture, its name and the best score.
+final class GameTile: Button {
+    let entry: GameEntry
+    var language: Language { didSet { setNeedsDisplay() } }
+    var best: Int? { didSet { if best != oldValue { setNeedsDisplay() } } }
+    /// Gently bobs the picture (attract mode only).
+    var bob: Double = 0 { didSet { if bob != oldValue { setNeedsDisplay() } } }
+
+    init(entry: GameEntry, language: Language) {
+        self.entry = entry
+        self.language = language
+        super.init("", kind: .secondary)
+        cornerRadius = 22
+        visualOutset = 16
+    }
+
+    override func draw(_ canvas: Canvas) {
+        let r = bounds.insetBy(isPressed ? 4 : 0, isPressed ? 4 : 0)
+        if !isPressed { canvas.shadow(r, radius: cornerRadius, blur: 12, offsetY: 6) }
+        let top = isPressed ? entry.color.darker(0.2) : entry.color
+        canvas.fillRoundedRect(r, radius: cornerRadius, top.darker(0.35))
+        canvas.fillRoundedRect(r.insetBy(0, 0).offsetBy(0, 0).with(height: r.height - 6), radius: cornerRadius, top)
+        // A soft light spot behind the picture.
+        let pictureSide = min(r.width * 0.62, r.height * 0.5)
+        let pc = Point(r.midX, r.minY + r.height * 0.38 + bob)
+        canvas.fillCircle(center: pc, radius: pictureSide * 0.62, Color.white.withAlpha(0.16))
+        canvas.drawEmoji(entry.emoji, in: Rect(center: pc, size: Size(pictureSide, pictureSide)),
+                         fonts: UIEnvironment.fonts)
+        var nameStyle = TextStyle(size: min(28, r.width / 7), weight: .bold, color: .white)
+        let nameWidth = UIEnvironment.fonts.measure(entry.name(language), style: nameStyle, scale: canvas.scale)
+        if nameWidth > r.width - 20 { nameStyle.size *= (r.width - 20) / nameWidth }
+        canvas.drawText(entry.name(language), in: Rect(r.minX + 8, r.minY + r.height * 0.68, r.width - 16, r.height * 0.14),
+                        style: nameStyle, fonts: UIEnvironment.fonts, wrap: false)
+        let bestText = best.map { (language == .chinese ? "最高分 " : "Best ") + String($0) } ?? (language == .chinese ? "新游戏" : "New!")
+        canvas.drawText(bestText, in: Rect(r.minX + 8, r.minY + r.height * 0.82, r.width - 16, r.height * 0.12),
+                        style: TextStyle(size: min(18, r.width / 11), color: Color.white.withAlpha(0.85)),
+                        fonts: UIEnvironment.fonts, wrap: false)
+        if isFocused {
+            canvas.strokeRoundedRect(bounds.insetBy(-6, -6), radius: cornerRadius + 6, width: 4, Theme.text)
+        }
+    }
+}
+
+extension Rect {
+    func with(height: Double) -> Rect { Rect(x, y, width, height) }
+}
+
+/// The screen the kiosk boots to: one big tile per enabled game.
+public final class MenuScene: Scene {
+    public private(set) var entries: [GameEntry]
+    public var language: Language { didSet { applyLanguage() } }
+    /// Called with a game's id when its tile is chosen.
+    public var onOpen: ((String) -> Void)?
+    private var tiles: [GameTile] = []
+    private let title = Label("", style: Theme.title)
+    private let subtitle = Label("", style: Theme.caption)
+    private let background = DrawingView { canvas, r in
+        canvas.fillVerticalGradient(r, top: Theme.backgroundTop, bottom: Theme.background)
+    }
+
+    public init(entries: [GameEntry], language: Language) {
+        self.entries = entries
+        self.language = language
+        super.init()
+        addSubview(background)
+        addSubview(title)
+        addSubview(subtitle)
+        rebuildTiles()
+        applyLanguage()
+    }
+
+    public func setEntries(_ entries: [GameEntry]) {
+        self.entries = entries
+        rebuildTiles()
+        layout()
+    }
+
+    /// Shows best scores on the tiles (nil: never played).
+    public func setBestScores(_ best: [String: Int]) {
+        for t in tiles { t.best = best[t.entry.id] }
+    }
+
+    private func rebuildTiles() {
+        tiles.forEach { $0.removeFromSuperview() }
+        tiles = entries.map { entry in
+            let tile = GameTile(entry: entry, language: language)
+            tile.action = { [weak self] in self?.onOpen?(entry.id) }
+            addSubview(tile)
+            return tile
+        }
+    }
+
+    private func applyLanguage() {
+        title.text = language == .chinese ? "游戏乐园" : "Boardwalk"
+        subtitle.text = language == .chinese ? "点一个游戏开始" : "Tap a game to play"
+        for t in tiles { t.language = language }
+    }
+
+    public override func layout() {
+        background.frame = bounds
+        let portrait = size.height > size.width
+        title.frame = Rect(0, portrait ? 40 : 18, size.width, 56)
+        subtitle.frame = Rect(0, title.frame.maxY, size.width, 26)
+        let top = subtitle.frame.maxY + 18
+        let area = Rect(24, top, size.width - 48, size.height - top - 24)
+        let count = tiles.count
+        let columns: Int
+        if portrait { columns = count <= 1 ? 1 : 2 } else { columns = count <= 4 ? max(1, count) : 3 }
+        let rows = max(1, (count + columns - 1) / columns)
+        var cells = GridLayout(columns: columns, rows: rows, spacing: 20).frames(in: area)
+        // Tiles keep a pleasant shape: not taller than 1.35x their width.
+        cells = cells.map { c in
+            let h = min(c.height, c.width * 1.35)
+            return Rect(center: c.center, size: Size(c.width, h))
+        }
+        for (i, t) in tiles.enumerated() { t.frame = cells[i] }
+    }
+
+    public override func handleBack() {}
+
+    public func tile(for id: String) -> View? { tiles.first { $0.entry.id == id } }
+}

@@ -1,0 +1,256 @@
+import Graphics
+import Input
+import UI
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The PIN pad in front of the operator menu: digits, delete, OK. It only shows: the
+/// keys go to `onKey` ("0"..."9", "⌫", "OK"), and the owner (a `PINEntry`) sets how many
+/// dots to show and calls `reject` for a wrong PIN, which shakes them.
+public final class PINScene: Scene {
+    public var onKey: ((String) -> Void)?
+    public var onCancel: (() -> Void)?
+    public var digitsEntered = 0 { didSet { dots.setNeedsDisplay() } }
+    private let title = Label("Operator", style: Theme.heading)
+    private let message = Label("Enter PIN", style: Theme.caption)
+    private let dots = DrawingView { _, _ in }
+    private var keys: [Button] = []
+
+    public override init() {
+        super.init()
+        backgroundColor = Theme.background
+        [title, message, dots].forEach(addSubview)
+        dots.drawing = { [weak self] canvas, r in
+            guard let self else { return }
+            let n = max(4, self.digitsEntered)
+            let gap = 26.0
+            let x0 = r.midX - gap * Double(n - 1) / 2
+            for i in 0..<n {
+                let filled = i < self.digitsEntered
+                let c = Point(x0 + gap * Double(i), r.midY)
+                if filled { canvas.fillCircle(center: c, radius: 8, Theme.accent) }
+                else { canvas.strokeEllipse(Rect(c.x - 8, c.y - 8, 16, 16), width: 2, Theme.textDim) }
+            }
+        }
+        for label in ["1", "2", "3", "4", "5", "6", "7", "8", "9", "⌫", "0", "OK"] {
+            let b = Button(label, kind: label == "OK" ? .primary : .secondary)
+            b.action = { [weak self] in self?.onKey?(label) }
+            keys.append(b)
+            addSubview(b)
+        }
+        let cancel = Button("✕", kind: .quiet)
+        cancel.action = { [weak self] in self?.onCancel?() }
+        cancel.tag = "cancel"
+        keys.append(cancel)
+        addSubview(cancel)
+    }
+
+    /// Shows why the PIN was refused (wrong, locked out) and shakes the dots.
+    public func reject(_ text: String) {
+        digitsEntered = 0
+        message.text = text
+        message.style = Theme.caption.with(color: Theme.error)
+        dots.setNeedsDisplay()
+        let base = dots.frame
+        animator.tween(duration: 0.3, easing: .linear) { [weak self] t in
+            self?.dots.frame = base.offsetBy(sin(t * .pi * 6) * 10 * (1 - t), 0)
+        }
+    }
+
+    public override func handleKey(_ key: Key) -> Bool { false }
+    public override func handleBack() { onCancel?() }
+
+    public override func layout() {
+        let w = min(size.width - 40, 360.0)
+        let x0 = (size.width - w) / 2
+        title.frame = Rect(0, 16, size.width, 44)
+        message.frame = Rect(0, 58, size.width, 24)
+        dots.frame = Rect(x0, 86, w, 30)
+        let padTop = 126.0
+        let cells = GridLayout(columns: 3, rows: 4, spacing: 10).frames(in: Rect(x0, padTop, w, size.height - padTop - 12))
+        for (i, b) in keys.prefix(12).enumerated() { b.frame = cells[i] }
+        keys[12].frame = Rect(size.width - 70, 12, 56, 56)
+    }
+}
+
+/// What the operator menu can read and change; the kiosk implements it.
+public protocol OperatorControls: AnyObject {
+    var volume: Int { get set }
+    /// nil when the screen has no backlight control.
+    var brightness: Int? { get set }
+    var rotation: Int { get set }
+    var language: Language { get set }
+    var idleToMenuSeconds: Int { get set }
+    var menuToAttractSeconds: Int { get set }
+    var games: [(id: String, name: String, enabled: Bool)] { get }
+    func setGame(_ id: String, enabled: Bool)
+    func resetScores()
+    func startCalibration()
+    func exitToConsole()
+    /// Lines such as "Beat Zombies: 12 plays", "Uptime: 3 h".
+    var counters: [String] { get }
+}
+
+/// One row of the operator menu: a name, a value, and buttons to change it.
+final class SettingRow: View {
+    let nameLabel = Label("", style: Theme.body.with(alignment: .left))
+    let valueLabel = Label("", style: Theme.body.with(weight: .bold, alignment: .center))
+    var buttons: [Button] = []
+
+    init(name: String, buttons: [Button]) {
+        super.init(frame: .zero)
+        nameLabel.text = name
+        addSubview(nameLabel)
+        addSubview(valueLabel)
+        self.buttons = buttons
+        buttons.forEach(addSubview)
+    }
+
+    override func layoutSubviews() {
+        let h = frame.height
+        // Steppers get square-ish buttons, words get room.
+        let bw = buttons.contains { $0.title.count > 2 } ? 120.0 : 64.0
+        var x = frame.width - Double(buttons.count) * (bw + 8)
+        nameLabel.frame = Rect(0, 0, x * 0.55, h)
+        valueLabel.frame = Rect(x * 0.55, 0, x * 0.45 - 8, h)
+        for b in buttons {
+            b.frame = Rect(x, 2, bw, h - 4)
+            x += bw + 8
+        }
+    }
+}
+
+/// The operator menu: sound and screen, games, service. Every change applies at once.
+public final class OperatorScene: Scene {
+    let controls: OperatorControls
+    public var onClose: (() -> Void)?
+    private let tabs = TabBar(titles: ["Screen", "Games", "Service"])
+    private let close = Button("Done", kind: .primary)
+    private var pages: [View] = [View(), View(), View()]
+    private var rows: [[View]] = [[], [], []]
+    private var refreshers: [() -> Void] = []
+
+    public init(controls: OperatorControls) {
+        self.controls = controls
+        super.init()
+        backgroundColor = Theme.background
+        addSubview(tabs)
+        addSubview(close)
+        close.action = { [weak self] in self?.onClose?() }
+        pages.forEach(addSubview)
+        tabs.onSelect = { [weak self] i in self?.show(page: i) }
+        buildScreenPage()
+        buildGamesPage()
+        buildServicePage()
+        show(page: 0)
+        refresh()
+    }
+
+    public override func handleBack() { onClose?() }
+
+    private func stepper(_ name: String, page: Int, value: @escaping () -> String,
+                         minus: @escaping () -> Void, plus: @escaping () -> Void) {
+        let m = Button("−", kind: .secondary) { [weak self] in minus(); self?.refresh() }
+        let p = Button("+", kind: .secondary) { [weak self] in plus(); self?.refresh() }
+        let row = SettingRow(name: name, buttons: [m, p])
+        refreshers.append { row.valueLabel.text = value() }
+        add(row, page: page)
+    }
+
+    private func add(_ row: View, page: Int) {
+        rows[page].append(row)
+        pages[page].addSubview(row)
+    }
+
+    private func buildScreenPage() {
+        let c = controls
+        stepper("Volume", page: 0, value: { "\(c.volume)%" },
+                minus: { c.volume = max(0, c.volume - 10) }, plus: { c.volume = min(100, c.volume + 10) })
+        stepper("Brightness", page: 0, value: { c.brightness.map { "\($0)%" } ?? "n/a" },
+                minus: { if let b = c.brightness { c.brightness = max(10, b - 10) } },
+                plus: { if let b = c.brightness { c.brightness = min(100, b + 10) } })
+        stepper("Rotation", page: 0, value: { "\(c.rotation)°" },
+                minus: { c.rotation = (c.rotation + 270) % 360 }, plus: { c.rotation = (c.rotation + 90) % 360 })
+        let lang = Button("Switch", kind: .secondary)
+        let langRow = SettingRow(name: "Language", buttons: [lang])
+        lang.action = { [weak self] in
+            c.language = c.language == .english ? .chinese : .english
+            self?.refresh()
+        }
+        refreshers.append { langRow.valueLabel.text = c.language == .english ? "English" : "中文" }
+        add(langRow, page: 0)
+        let cal = Button("Go", kind: .secondary) { c.startCalibration() }
+        add(SettingRow(name: "Touch calibration", buttons: [cal]), page: 0)
+    }
+
+    private func buildGamesPage() {
+        let c = controls
+        for game in c.games {
+            let toggle = Button("", kind: .secondary)
+            let row = SettingRow(name: game.name, buttons: [toggle])
+            toggle.action = { [weak self] in
+                let on = c.games.first { $0.id == game.id }?.enabled ?? true
+                c.setGame(game.id, enabled: !on)
+                self?.refresh()
+            }
+            refreshers.append {
+                let on = c.games.first { $0.id == game.id }?.enabled ?? true
+                row.valueLabel.text = on ? "On" : "Off"
+                toggle.title = on ? "Off" : "On"
+            }
+            add(row, page: 1)
+        }
+        stepper("Idle to menu", page: 1, value: { "\(c.idleToMenuSeconds) s" },
+                minus: { c.idleToMenuSeconds = max(15, c.idleToMenuSeconds - 15) },
+                plus: { c.idleToMenuSeconds = min(600, c.idleToMenuSeconds + 15) })
+        stepper("Menu to attract", page: 1, value: { "\(c.menuToAttractSeconds) s" },
+                minus: { c.menuToAttractSeconds = max(15, c.menuToAttractSeconds - 15) },
+                plus: { c.menuToAttractSeconds = min(600, c.menuToAttractSeconds + 15) })
+    }
+
+    private let countersLabel = Label("", style: Theme.body.with(color: Theme.textDim, alignment: .left))
+
+    private func buildServicePage() {
+        let c = controls
+        let reset = Button("Reset", kind: .secondary)
+        reset.action = { [weak self] in
+            guard let self else { return }
+            Dialog(title: "Reset all scores?", buttons: [
+                ("Reset", .primary, { c.resetScores(); self.refresh() }), ("Cancel", .secondary, {}),
+            ]).present(on: self)
+        }
+        add(SettingRow(name: "Best scores", buttons: [reset]), page: 2)
+        let exit = Button("Exit", kind: .secondary)
+        exit.action = { [weak self] in
+            guard let self else { return }
+            Dialog(title: "Exit to console?", message: "The kiosk stops until the board restarts or the service is started.",
+                   buttons: [("Exit", .primary, { c.exitToConsole() }), ("Cancel", .secondary, {})]).present(on: self)
+        }
+        add(SettingRow(name: "Exit to console", buttons: [exit]), page: 2)
+        refreshers.append { [weak self] in self?.countersLabel.text = c.counters.joined(separator: "\n") }
+        add(countersLabel, page: 2)
+    }
+
+    public func refresh() { refreshers.forEach { $0() } }
+
+    private func show(page: Int) {
+        for (i, p) in pages.enumerated() { p.isHidden = i != page }
+        tabs.selectedIndex = page
+        refresh()
+    }
+
+    public override func layout() {
+        tabs.frame = Rect(16, 14, size.width - 32 - 130, 52)
+        close.frame = Rect(size.width - 136, 14, 120, 52)
+        for (i, p) in pages.enumerated() {
+            p.frame = Rect(24, 82, size.width - 48, size.height - 94)
+            var y = 0.0
+            for row in rows[i] {
+                let h = row === countersLabel ? 6 * 26.0 : 56
+                row.frame = Rect(0, y, p.frame.width, h)
+                y += h + 8
+            }
+        }
+    }
+}

@@ -1,0 +1,348 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Platform
+
+/// What the kiosk remembers across restarts, in the state directory (/var/lib/boardwalk):
+///
+/// - `scores`: best score per game and variant ("2048.5x5=12345")
+/// - `settings`: what the operator changed, keyed like the config ("audio.volume=60"),
+///   plus game options ("2048.theme=ocean")
+/// - `counters`: plays per game, uptime, starts, unclean exits
+/// - `running`: a marker present while the kiosk runs; found at start, it means the
+///   last run ended without a clean exit (crash, watchdog kill, power cut)
+///
+/// Each file is `key=value` lines, written whole and atomically (temp, fsync, rename,
+/// fsync the directory). Changes are coalesced: a new best score is written within
+/// `flushDelay` seconds, not every frame. A file that does not parse is renamed to
+/// `NAME.corrupt-N` and started afresh; nothing here ever stops the kiosk.
+public final class StateStore {
+    public enum File: String, CaseIterable, Sendable {
+        case scores, settings, counters
+
+        /// Scores and counters are whole numbers; settings are text.
+        var numeric: Bool { self != .settings }
+    }
+
+    public let directory: String
+    /// Seconds between the first unsaved change and its write.
+    /// An atomic write costs ~16 ms here (two fsyncs): a frame or so, so not often.
+    /// Call flush() when leaving a game to save a new best at once.
+    public var flushDelay: Double = 10
+    /// How stale the saved uptime may get before counters are written for it alone.
+    public var uptimeFlushInterval: Double = 300
+    /// After a failed write, wait this long before trying again (no retry storm).
+    public var retryDelay: Double = 60
+
+    public private(set) var scores: [String: Int] = [:]
+    public private(set) var settings: [String: String] = [:]
+    public private(set) var counters: [String: Int] = [:]
+    /// True when the previous run left its marker behind.
+    public private(set) var previousRunCrashed = false
+
+    private var dirty: Set<File> = []
+    private var dueTime: Double?
+    private let sessionStart: Double
+    private var uptimeAtStart = 0
+    private var uptimeSavedAt: Double
+    private var isWritable = true
+    private var isClosed = false
+    /// The latest time a caller passed in, so deinit stays on the caller's clock.
+    private var lastNow: Double
+
+    public static let defaultDirectory = "/var/lib/boardwalk"
+    static let markerName = "running"
+
+    /// Loads what is there (moving corrupt files aside), counts this start, and notes an
+    /// unclean previous exit. A directory that can't be created or written leaves the
+    /// store working in memory only, with one error in the log.
+    public init(directory: String = StateStore.defaultDirectory, now: Double = monotonicSeconds()) {
+        self.directory = directory
+        sessionStart = now
+        uptimeSavedAt = now
+        lastNow = now
+        do {
+            try Files.makeDirectories(directory)
+        } catch {
+            Log.error("state: cannot create \(directory): \(error.message); scores and settings will not be kept")
+            isWritable = false
+        }
+        for file in File.allCases { load(file) }
+        uptimeAtStart = counters["uptime_seconds"] ?? 0
+
+        let marker = path(StateStore.markerName)
+        if Files.exists(marker) {
+            previousRunCrashed = true
+            counters["crashes", default: 0] += 1
+            Log.notice("state: the previous run did not exit cleanly (crashes since install: \(counters["crashes"]!))")
+        }
+        counters["starts", default: 0] += 1
+        markDirty(.counters, now: now)
+        if isWritable {
+            do {
+                try Files.writeAtomically(marker, text: "\(getpid())\n")
+            } catch {
+                Log.error("state: cannot write \(marker): \(error); scores and settings will not be kept")
+                isWritable = false
+            }
+        }
+        // The start count and crash count matter most right after a crash loop: write now.
+        flush(now: now)
+    }
+
+    public func path(_ name: String) -> String {
+        directory + "/" + name
+    }
+
+    // MARK: Scores
+
+    /// "2048" + "5x5" -> "2048.5x5": best scores are kept per board size.
+    public static func scoreKey(game: String, variant: String? = nil) -> String {
+        guard let variant, !variant.isEmpty else { return game }
+        return game + "." + variant
+    }
+
+    public func best(_ key: String) -> Int? {
+        scores[key]
+    }
+
+    /// Keeps `score` if it beats the best so far; returns whether it did.
+    @discardableResult
+    public func recordScore(_ key: String, _ score: Int, now: Double = monotonicSeconds()) -> Bool {
+        guard StateStore.isValidKey(key), score >= 0 else {
+            Log.warning("state: score \(score) for '\(key)' not kept (bad key or negative)")
+            return false
+        }
+        if let best = scores[key], best >= score { return false }
+        scores[key] = score
+        markDirty(.scores, now: now)
+        return true
+    }
+
+    /// The operator's "reset scores": all of them, or those of one game (all its variants).
+    public func resetScores(game: String? = nil, now: Double = monotonicSeconds()) {
+        if let game {
+            scores = scores.filter { $0.key != game && !$0.key.hasPrefix(game + ".") }
+        } else {
+            scores = [:]
+        }
+        markDirty(.scores, now: now)
+    }
+
+    // MARK: Settings
+
+    public func setting(_ key: String) -> String? {
+        settings[key]
+    }
+
+    /// Stores an operator setting (nil removes it, so the config's value applies again).
+    /// Returns false for a key or value the file format can't hold.
+    @discardableResult
+    public func setSetting(_ key: String, _ value: String?, now: Double = monotonicSeconds()) -> Bool {
+        guard StateStore.isValidKey(key) else { return false }
+        if let value {
+            guard !value.contains(where: { $0 == "\n" || $0 == "\r" || $0 == "\0" }) else { return false }
+            if settings[key] == value { return true }
+            settings[key] = value
+        } else {
+            if settings.removeValue(forKey: key) == nil { return true }
+        }
+        markDirty(.settings, now: now)
+        return true
+    }
+
+    /// Lays the operator's settings over the configuration. Keys the config doesn't know
+    /// (game options) are left for their owners; bad values are reported, not applied.
+    public func applySettings(to target: inout Settings) -> [ConfigDiagnostic] {
+        var problems: [ConfigDiagnostic] = []
+        for key in settings.keys.sorted() where Settings.keys.contains(key) {
+            let entry = ConfigEntry(key: key, value: settings[key]!, origin: path(File.settings.rawValue), line: nil)
+            if let problem = Config.apply(entry, to: &target) { problems.append(problem) }
+        }
+        return problems
+    }
+
+    // MARK: Counters
+
+    public func counter(_ key: String) -> Int {
+        counters[key] ?? 0
+    }
+
+    public func increment(_ key: String, by amount: Int = 1, now: Double = monotonicSeconds()) {
+        guard StateStore.isValidKey(key), amount > 0 else { return }
+        counters[key, default: 0] += amount
+        markDirty(.counters, now: now)
+    }
+
+    public func countPlay(game: String, now: Double = monotonicSeconds()) {
+        increment("plays." + game, now: now)
+    }
+
+    public func plays(game: String) -> Int {
+        counters["plays." + game] ?? 0
+    }
+
+    /// Seconds the kiosk has run since install, this run included.
+    public func totalUptime(now: Double = monotonicSeconds()) -> Int {
+        uptimeAtStart + Int(max(0, now - sessionStart))
+    }
+
+    public var crashes: Int { counters["crashes"] ?? 0 }
+
+    // MARK: Writing
+
+    /// When the next write is due (for the loop's timer); nil with nothing to write.
+    public var nextFlushDeadline: Double? {
+        guard isWritable, !isClosed else { return nil }
+        let uptimeDue = uptimeSavedAt + uptimeFlushInterval
+        return dueTime.map { min($0, uptimeDue) } ?? uptimeDue
+    }
+
+    public var hasUnsavedChanges: Bool { !dirty.isEmpty }
+
+    /// Writes what is due; cheap to call every frame.
+    public func flushIfDue(now: Double = monotonicSeconds()) {
+        if now - uptimeSavedAt >= uptimeFlushInterval { dirty.insert(.counters) }
+        guard !dirty.isEmpty else { return }
+        if let dueTime, now < dueTime, now - uptimeSavedAt < uptimeFlushInterval { return }
+        flush(now: now)
+    }
+
+    /// Writes every changed file now (leaving a game, before exit).
+    public func flush(now: Double = monotonicSeconds()) {
+        lastNow = max(lastNow, now)
+        guard isWritable else {
+            dirty = []
+            dueTime = nil
+            return
+        }
+        counters["uptime_seconds"] = totalUptime(now: now)
+        var failed = false
+        for file in File.allCases where dirty.contains(file) {
+            do {
+                try Files.writeAtomically(path(file.rawValue), text: render(file))
+                dirty.remove(file)
+                if file == .counters { uptimeSavedAt = now }
+            } catch {
+                Log.error("state: saving \(file.rawValue): \(error)")
+                failed = true
+            }
+        }
+        dueTime = failed ? now + retryDelay : nil
+        if failed { uptimeSavedAt = now }
+    }
+
+    /// A clean exit: save everything and remove the running marker.
+    public func close(now: Double = monotonicSeconds()) {
+        guard !isClosed else { return }
+        dirty.insert(.counters)
+        flush(now: now)
+        if isWritable { unlink(path(StateStore.markerName)) }
+        isClosed = true
+    }
+
+    // MARK: File format
+
+    func render(_ file: File) -> String {
+        var text = "# Boardwalk \(file.rawValue), written by the kiosk (key=value)\n"
+        switch file {
+        case .scores: for key in scores.keys.sorted() { text += "\(key)=\(scores[key]!)\n" }
+        case .counters: for key in counters.keys.sorted() { text += "\(key)=\(counters[key]!)\n" }
+        case .settings: for key in settings.keys.sorted() { text += "\(key)=\(settings[key]!)\n" }
+        }
+        return text
+    }
+
+    /// The entries of a file, or why it is corrupt.
+    static func parse(_ bytes: [UInt8], numeric: Bool) -> Result<[String: String], ParseFailure> {
+        guard !bytes.isEmpty else { return .failure(ParseFailure(line: nil, reason: "empty")) }
+        guard bytes.last == UInt8(ascii: "\n") else {
+            return .failure(ParseFailure(line: nil, reason: "truncated (no final newline)"))
+        }
+        guard !bytes.contains(0), let text = String(validating: bytes, as: UTF8.self) else {
+            return .failure(ParseFailure(line: nil, reason: "not UTF-8 text"))
+        }
+        var entries: [String: String] = [:]
+        var number = 0
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+        for line in lines.dropLast() {
+            number += 1
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            guard let equals = line.firstIndex(of: "=") else {
+                return .failure(ParseFailure(line: number, reason: "no '='"))
+            }
+            let key = String(line[..<equals])
+            let value = String(line[line.index(after: equals)...])
+            guard isValidKey(key) else { return .failure(ParseFailure(line: number, reason: "bad key")) }
+            if numeric, (Int(value) ?? -1) < 0 {
+                return .failure(ParseFailure(line: number, reason: "not a whole number"))
+            }
+            entries[key] = value
+        }
+        return .success(entries)
+    }
+
+    struct ParseFailure: Error, Equatable {
+        var line: Int?
+        var reason: String
+    }
+
+    static func isValidKey(_ key: String) -> Bool {
+        !key.isEmpty && key.count <= 128 && key.utf8.allSatisfy { byte in
+            (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x30 && byte <= 0x39)
+                || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+        }
+    }
+
+    private func load(_ file: File) {
+        let filePath = path(file.rawValue)
+        // A temp file is what an interrupted write leaves; the real file is still whole.
+        if Files.exists(filePath + ".tmp") {
+            Log.info("state: removing \(filePath).tmp left by an interrupted write")
+            unlink(filePath + ".tmp")
+        }
+        let bytes: [UInt8]
+        do {
+            bytes = try Files.readBytes(filePath)
+        } catch {
+            if error.errno != ENOENT { Log.error("state: reading \(file.rawValue): \(error); starting fresh") }
+            return
+        }
+        switch StateStore.parse(bytes, numeric: file.numeric) {
+        case .success(let entries):
+            switch file {
+            case .scores: scores = entries.compactMapValues { Int($0) }
+            case .counters: counters = entries.compactMapValues { Int($0) }
+            case .settings: settings = entries
+            }
+        case .failure(let failure):
+            let place = failure.line.map { "line \($0): " } ?? ""
+            let aside = moveAside(filePath)
+            Log.warning("state: \(filePath) is corrupt (\(place)\(failure.reason)); "
+                + (aside.map { "moved to \($0)" } ?? "could not move it aside") + ", starting fresh")
+            markDirty(file, now: sessionStart)
+        }
+    }
+
+    /// Renames a bad file to NAME.corrupt-N (the first free N) so it can be looked at later.
+    private func moveAside(_ filePath: String) -> String? {
+        for number in 1...1000 {
+            let target = "\(filePath).corrupt-\(number)"
+            if Files.exists(target) { continue }
+            return rename(filePath, target) == 0 ? target : nil
+        }
+        return nil
+    }
+
+    private func markDirty(_ file: File, now: Double) {
+        lastNow = max(lastNow, now)
+        dirty.insert(file)
+        if dueTime == nil { dueTime = now + flushDelay }
+    }
+
+    deinit {
+        // An owner dropped without close() still saves, but leaves the marker: that run
+        // did not say it ended cleanly.
+        if !dirty.isEmpty && !isClosed { flush(now: lastNow) }
+    }
+}

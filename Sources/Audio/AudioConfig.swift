@@ -1,0 +1,33 @@
+/// Everything about sound that a board profile or the operator sets.
+public struct AudioConfig: Sendable {
+    /// ALSA PCM name: "default", "plughw:1,0", "hw:CARD=Headphones", or any alsa-lib PCM string.
+    public var device = "default"
+    /// Frames per period and periods per buffer. 256 x 4 (21 ms) suits USB and analog
+    /// outputs; Pi HDMI wants ~50 ms, e.g. 1024 x 3 or 512 x 5.
+    public var periodFrames = 256
+    public var periods = 4
+    /// At most this many periods are kept queued in the device (2...periods): fewer means
+    /// a sound starts sooner, more means more slack before an underrun.
+    public var queuedPeriods = 4
+    /// Mixer element to set and unmute at start and on every reopen ("PCM", "Master",
+    /// "Headphone"); nil leaves the card's mixer alone.
+    public var mixerControl: String? = nil
+    /// The control's card: "default", "hw:0", "hw:CARD=Headphones".
+    public var mixerCard = "default"
+    /// Hardware volume, percent of the control's range.
+    public var mixerVolume = 80
+    /// Seconds between attempts to open a missing or vanished device.
+    public var reopenInterval = 3.0
+    /// SCHED_FIFO priority for the audio thread (1...99), nil for a normal thread. Needs
+    /// CAP_SYS_NICE or LimitRTPRIO=; refused silently otherwise.
+    public var realtimePriority: Int32? = nil
+    public var voices = 16
+    /// Master volume 0...1.
+    public var masterVolume: Float = 1
+    /// Music is this much quieter than its normalized level, relative to effects.
+    public var musicGain: Float = 1
+    /// Operator sound files: name (`Sound`/`Music` raw value) -> path.
+    public var soundFiles: [String: String] = [:]
+
+    public init() {}
+}

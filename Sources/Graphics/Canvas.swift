@@ -1,0 +1,311 @@
+import CPixman
+
+/// Draws into a surface in logical points: every call is scaled by `scale` (pixels per
+/// point), moved by `origin`, limited to `clip` (pixels) and faded by `opacity`.
+/// Shapes are anti-aliased: they are cut into triangles that pixman rasterizes with
+/// 8-bit coverage.
+public struct Canvas {
+    public let surface: Surface
+    public var scale: Double
+    /// Where the point (0, 0) of the current view lands, in surface pixels.
+    public var origin: Point = .zero
+    public var clip: PixelRect
+    public var opacity: Double = 1
+
+    public init(surface: Surface, scale: Double = 1) {
+        self.surface = surface
+        self.scale = scale
+        self.clip = surface.bounds
+    }
+
+    /// A canvas for a child: moved by `offset` points and clipped further.
+    public func translated(by offset: Point) -> Canvas {
+        var c = self
+        c.origin = Point(origin.x + offset.x * scale, origin.y + offset.y * scale)
+        return c
+    }
+
+    public func clipped(to rect: Rect) -> Canvas {
+        var c = self
+        c.clip = clip.intersection(pixelRect(rect))
+        return c
+    }
+
+    /// The surface pixels a rect in points covers.
+    public func pixelRect(_ rect: Rect) -> PixelRect {
+        Rect(origin.x + rect.x * scale, origin.y + rect.y * scale,
+             rect.width * scale, rect.height * scale).enclosingPixels
+    }
+
+    func toPixels(_ p: Point) -> Point {
+        Point(origin.x + p.x * scale, origin.y + p.y * scale)
+    }
+
+    // MARK: - Clipping state on the shared pixman image
+
+    private func withClip(_ body: () -> Void) {
+        guard !clip.isEmpty else { return }
+        var region = pixman_region32_t()
+        pixman_region32_init_rect(&region, Int32(clip.x), Int32(clip.y),
+                                  UInt32(clip.width), UInt32(clip.height))
+        pixman_image_set_clip_region32(surface.image, &region)
+        body()
+        pixman_image_set_clip_region32(surface.image, nil)
+        pixman_region32_fini(&region)
+    }
+
+    // MARK: - Solid shapes
+
+    public func fill(_ rect: Rect, _ color: Color) {
+        let c = color.fading(opacity)
+        guard c.a > 0 else { return }
+        let px = toPixelsRect(rect)
+        // Pixel-aligned rectangles take pixman's fast fill; others go through triangles.
+        if px.x == px.x.rounded() && px.y == px.y.rounded()
+            && px.width == px.width.rounded() && px.height == px.height.rounded()
+        {
+            let r = px.enclosingPixels.intersection(clip)
+            guard !r.isEmpty else { return }
+            withClip {
+                var pc = c.pixmanColor
+                var box = pixman_box32_t(x1: Int32(r.x), y1: Int32(r.y), x2: Int32(r.maxX), y2: Int32(r.maxY))
+                pixman_image_fill_boxes(c.a == 255 ? PIXMAN_OP_SRC : PIXMAN_OP_OVER, surface.image, &pc, 1, &box)
+            }
+            return
+        }
+        fillPolygonPixels([Point(px.minX, px.minY), Point(px.maxX, px.minY),
+                           Point(px.maxX, px.maxY), Point(px.minX, px.maxY)], c)
+    }
+
+    public func fillRoundedRect(_ rect: Rect, radius: Double, _ color: Color) {
+        fillPolygonPixels(roundedRectOutline(toPixelsRect(rect), radius * scale), color.fading(opacity))
+    }
+
+    public func strokeRoundedRect(_ rect: Rect, radius: Double, width: Double, _ color: Color) {
+        let px = toPixelsRect(rect)
+        let w = width * scale
+        let n = segments(forRadius: radius * scale) / 2 + 2
+        let outer = roundedRectOutline(px, radius * scale, segments: n)
+        let inner = roundedRectOutline(px.insetBy(w, w), max(0, radius * scale - w), segments: n)
+        fillRingPixels(outer: outer, inner: inner, color.fading(opacity))
+    }
+
+    public func fillEllipse(_ rect: Rect, _ color: Color) {
+        fillPolygonPixels(ellipseOutline(toPixelsRect(rect)), color.fading(opacity))
+    }
+
+    public func fillCircle(center: Point, radius: Double, _ color: Color) {
+        fillEllipse(Rect(center.x - radius, center.y - radius, 2 * radius, 2 * radius), color)
+    }
+
+    public func strokeEllipse(_ rect: Rect, width: Double, _ color: Color) {
+        let px = toPixelsRect(rect)
+        let w = width * scale
+        let n = ellipseSegments(px)
+        fillRingPixels(outer: ellipseOutline(px, segments: n), inner: ellipseOutline(px.insetBy(w, w), segments: n),
+                       color.fading(opacity))
+    }
+
+    /// A line with square-cut ends `width` points wide.
+    public func line(from a: Point, to b: Point, width: Double, _ color: Color) {
+        let p = toPixels(a), q = toPixels(b)
+        let len = p.distance(to: q)
+        guard len > 0 else { return }
+        let h = width * scale / 2
+        let nx = -(q.y - p.y) / len * h, ny = (q.x - p.x) / len * h
+        fillPolygonPixels([Point(p.x + nx, p.y + ny), Point(q.x + nx, q.y + ny),
+                           Point(q.x - nx, q.y - ny), Point(p.x - nx, p.y - ny)], color.fading(opacity))
+    }
+
+    /// A convex polygon (points in drawing order).
+    public func fillPolygon(_ points: [Point], _ color: Color) {
+        fillPolygonPixels(points.map(toPixels), color.fading(opacity))
+    }
+
+    /// A soft shadow under a panel: stacked, growing translucent rounded rects.
+    public func shadow(_ rect: Rect, radius: Double, blur: Double = 8, offsetY: Double = 4,
+                       color: Color = Color(r: 0, g: 0, b: 0, a: 90)) {
+        let steps = 5
+        for i in 0..<steps {
+            let grow = blur * Double(steps - i) / Double(steps)
+            let alpha = Double(color.a) / 255 / Double(steps) * 1.6
+            fillRoundedRect(rect.offsetBy(0, offsetY).insetBy(-grow, -grow),
+                            radius: radius + grow, color.withAlpha(alpha))
+        }
+    }
+
+    /// A vertical gradient from `top` to `bottom` colour.
+    public func fillVerticalGradient(_ rect: Rect, top: Color, bottom: Color) {
+        let px = toPixelsRect(rect)
+        let r = px.enclosingPixels.intersection(clip)
+        guard !r.isEmpty else { return }
+        var p1 = pixman_point_fixed_t(x: 0, y: fixed(px.minY))
+        var p2 = pixman_point_fixed_t(x: 0, y: fixed(px.maxY))
+        var stops = [
+            pixman_gradient_stop_t(x: 0, color: top.fading(opacity).pixmanColor),
+            pixman_gradient_stop_t(x: 1 << 16, color: bottom.fading(opacity).pixmanColor),
+        ]
+        guard let gradient = pixman_image_create_linear_gradient(&p1, &p2, &stops, 2) else { return }
+        defer { pixman_image_unref(gradient) }
+        withClip {
+            pixman_image_composite32(PIXMAN_OP_OVER, gradient, nil, surface.image,
+                                     Int32(r.x), Int32(r.y), 0, 0, Int32(r.x), Int32(r.y),
+                                     Int32(r.width), Int32(r.height))
+        }
+    }
+
+    // MARK: - Images
+
+    /// Draws a premultiplied image into `rect` (points), scaled with bilinear filtering,
+    /// turned by `rotation` radians about the rect's centre, faded by `alpha`.
+    public func drawImage(_ image: Surface, in rect: Rect, rotation: Double = 0, alpha: Double = 1) {
+        let a = alpha * opacity
+        guard a > 0.004, !rect.isEmpty else { return }
+        let px = toPixelsRect(rect)
+        let sx = Double(image.width) / px.width, sy = Double(image.height) / px.height
+        let cx = px.midX, cy = px.midY
+        let cosR = cos(rotation), sinR = sin(rotation)
+        // Bounds of the turned rect, where pixman has to work.
+        let hw = px.width / 2, hh = px.height / 2
+        let ex = abs(hw * cosR) + abs(hh * sinR), ey = abs(hw * sinR) + abs(hh * cosR)
+        let area = Rect(cx - ex, cy - ey, 2 * ex, 2 * ey).enclosingPixels.intersection(clip)
+        guard !area.isEmpty else { return }
+        // Destination pixel -> source pixel: untranslate, unrotate, unscale.
+        var t = pixman_transform_t()
+        let m00 = cosR * sx, m01 = sinR * sx
+        let m10 = -sinR * sy, m11 = cosR * sy
+        let tx = Double(image.width) / 2 - (m00 * cx + m01 * cy)
+        let ty = Double(image.height) / 2 - (m10 * cx + m11 * cy)
+        t.matrix.0 = (fixed(m00), fixed(m01), fixed(tx))
+        t.matrix.1 = (fixed(m10), fixed(m11), fixed(ty))
+        t.matrix.2 = (0, 0, 1 << 16)
+        let identity = scaleIsIdentity(m00, m01, m10, m11)
+        pixman_image_set_transform(image.image, &t)
+        pixman_image_set_filter(image.image, identity ? PIXMAN_FILTER_NEAREST : PIXMAN_FILTER_BILINEAR, nil, 0)
+        pixman_image_set_repeat(image.image, PIXMAN_REPEAT_NONE)
+        var mask: OpaquePointer? = nil
+        if a < 0.996 {
+            var mc = pixman_color_t(red: 0, green: 0, blue: 0, alpha: UInt16(a * 65535))
+            mask = pixman_image_create_solid_fill(&mc)
+        }
+        withClip {
+            pixman_image_composite32(PIXMAN_OP_OVER, image.image, mask, surface.image,
+                                     Int32(area.x), Int32(area.y), 0, 0, Int32(area.x), Int32(area.y),
+                                     Int32(area.width), Int32(area.height))
+        }
+        if let mask { pixman_image_unref(mask) }
+        pixman_image_set_transform(image.image, nil)
+    }
+
+    /// Draws an a8 coverage mask in a solid colour at a pixel position (glyphs).
+    func drawMask(_ mask: Surface, atPixel x: Int, _ y: Int, color: Color) {
+        let c = color.fading(opacity)
+        guard c.a > 0 else { return }
+        let area = PixelRect(x, y, mask.width, mask.height).intersection(clip)
+        guard !area.isEmpty else { return }
+        var pc = c.pixmanColor
+        guard let src = pixman_image_create_solid_fill(&pc) else { return }
+        defer { pixman_image_unref(src) }
+        withClip {
+            pixman_image_composite32(PIXMAN_OP_OVER, src, mask.image, surface.image,
+                                     0, 0, Int32(area.x - x), Int32(area.y - y),
+                                     Int32(area.x), Int32(area.y), Int32(area.width), Int32(area.height))
+        }
+    }
+
+    // MARK: - Geometry helpers (pixels)
+
+    private func toPixelsRect(_ r: Rect) -> Rect {
+        Rect(origin.x + r.x * scale, origin.y + r.y * scale, r.width * scale, r.height * scale)
+    }
+
+    private func scaleIsIdentity(_ a: Double, _ b: Double, _ c: Double, _ d: Double) -> Bool {
+        abs(a - 1) < 1e-6 && abs(b) < 1e-6 && abs(c) < 1e-6 && abs(d - 1) < 1e-6
+    }
+
+    private func segments(forRadius r: Double) -> Int {
+        max(3, min(32, Int((r * 0.6).rounded(.up))))
+    }
+
+    /// `segments` per corner; a stroke passes the same count for both of its outlines.
+    private func roundedRectOutline(_ r: Rect, _ radius: Double, segments: Int? = nil) -> [Point] {
+        guard r.width > 0, r.height > 0 else { return [] }
+        let rad = max(0, min(radius, min(r.width, r.height) / 2))
+        let n = segments ?? (self.segments(forRadius: rad) / 2 + 2)
+        var pts: [Point] = []
+        pts.reserveCapacity(4 * (n + 1))
+        let corners = [(r.maxX - rad, r.minY + rad, -Double.pi / 2), (r.maxX - rad, r.maxY - rad, 0),
+                       (r.minX + rad, r.maxY - rad, Double.pi / 2), (r.minX + rad, r.minY + rad, Double.pi)]
+        for (cx, cy, start) in corners {
+            for i in 0...n {
+                let t = start + Double.pi / 2 * Double(i) / Double(n)
+                pts.append(Point(cx + rad * cos(t), cy + rad * sin(t)))
+            }
+        }
+        return pts
+    }
+
+    private func ellipseSegments(_ r: Rect) -> Int {
+        max(12, min(128, Int((max(r.width, r.height) * 0.8).rounded(.up))))
+    }
+
+    private func ellipseOutline(_ r: Rect, segments: Int? = nil) -> [Point] {
+        guard r.width > 0, r.height > 0 else { return [] }
+        let n = segments ?? ellipseSegments(r)
+        return (0..<n).map { i in
+            let t = 2 * Double.pi * Double(i) / Double(n)
+            return Point(r.midX + r.width / 2 * cos(t), r.midY + r.height / 2 * sin(t))
+        }
+    }
+
+    /// A convex outline, cut into a triangle fan.
+    private func fillPolygonPixels(_ pts: [Point], _ color: Color) {
+        guard pts.count >= 3, color.a > 0 else { return }
+        var tris: [pixman_triangle_t] = []
+        tris.reserveCapacity(pts.count - 2)
+        for i in 1..<(pts.count - 1) {
+            tris.append(triangle(pts[0], pts[i], pts[i + 1]))
+        }
+        rasterize(tris, color)
+    }
+
+    /// The area between two outlines with the same number of points (strokes).
+    private func fillRingPixels(outer: [Point], inner: [Point], _ color: Color) {
+        guard outer.count >= 3, color.a > 0 else { return }
+        guard inner.count == outer.count else { return fillPolygonPixels(outer, color) }
+        var tris: [pixman_triangle_t] = []
+        tris.reserveCapacity(outer.count * 2)
+        for i in 0..<outer.count {
+            let j = (i + 1) % outer.count
+            tris.append(triangle(outer[i], outer[j], inner[j]))
+            tris.append(triangle(outer[i], inner[j], inner[i]))
+        }
+        rasterize(tris, color)
+    }
+
+    private func triangle(_ a: Point, _ b: Point, _ c: Point) -> pixman_triangle_t {
+        pixman_triangle_t(p1: pixman_point_fixed_t(x: fixed(a.x), y: fixed(a.y)),
+                          p2: pixman_point_fixed_t(x: fixed(b.x), y: fixed(b.y)),
+                          p3: pixman_point_fixed_t(x: fixed(c.x), y: fixed(c.y)))
+    }
+
+    private func rasterize(_ tris: [pixman_triangle_t], _ color: Color) {
+        var pc = color.pixmanColor
+        guard let src = pixman_image_create_solid_fill(&pc) else { return }
+        defer { pixman_image_unref(src) }
+        withClip {
+            tris.withUnsafeBufferPointer { buf in
+                pixman_composite_triangles(PIXMAN_OP_OVER, src, surface.image, PIXMAN_a8,
+                                           0, 0, 0, 0, Int32(buf.count), buf.baseAddress)
+            }
+        }
+    }
+}
+
+@inline(__always) func fixed(_ v: Double) -> pixman_fixed_t {
+    pixman_fixed_t(max(-32767, min(32767, v)) * 65536)
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif

@@ -1,0 +1,209 @@
+import CFreeType
+import Platform
+
+/// A missing or unreadable font file, naming the Debian package that ships it.
+public struct FontError: Error, CustomStringConvertible {
+    public let path: String
+    public let package: String
+    public let problem: String
+    public var description: String {
+        "font \(path): \(problem) (install the Debian package \(package))"
+    }
+}
+
+public enum FontWeight: Sendable, Hashable { case regular, bold }
+
+/// One rendered glyph: a coverage mask (text) or a colour image (emoji), in pixels.
+final class Glyph {
+    let mask: Surface?
+    let color: Surface?
+    let left: Int
+    let top: Int
+    let advance: Double
+
+    init(mask: Surface?, color: Surface?, left: Int, top: Int, advance: Double) {
+        self.mask = mask
+        self.color = color
+        self.left = left
+        self.top = top
+        self.advance = advance
+    }
+}
+
+/// The fonts Boardwalk draws with and the cache of their glyphs. Each character is
+/// looked up along a fallback chain: DejaVu Sans (Latin), WenQuanYi Micro Hei (CJK),
+/// Noto Color Emoji (colour bitmaps, scaled to the text size).
+public final class FontLibrary {
+    public struct FontFile: Sendable {
+        public let path: String
+        public let package: String
+        public init(path: String, package: String) { self.path = path; self.package = package }
+    }
+
+    public static let regularFile = FontFile(path: "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", package: "fonts-dejavu-core")
+    public static let boldFile = FontFile(path: "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf", package: "fonts-dejavu-core")
+    public static let cjkFile = FontFile(path: "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc", package: "fonts-wqy-microhei")
+    public static let emojiFile = FontFile(path: "/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf", package: "fonts-noto-color-emoji")
+
+    private var library: FT_Library?
+    private let regular: FT_Face
+    private let bold: FT_Face
+    private let cjk: FT_Face
+    private let emoji: FT_Face
+
+    private struct GlyphKey: Hashable {
+        let scalar: UInt32
+        let pixelSize: Int
+        let weight: FontWeight
+    }
+    private var cache: [GlyphKey: Glyph?] = [:]
+    private var emojiCache: [GlyphKey: Surface?] = [:]
+    public static let cacheLimit = 4096
+
+    /// The fonts every Boardwalk needs; throws naming the first missing file.
+    public init(regular: FontFile = regularFile, bold: FontFile = boldFile,
+                cjk: FontFile = cjkFile, emoji: FontFile = emojiFile) throws(FontError) {
+        var lib: FT_Library?
+        guard FT_Init_FreeType(&lib) == 0, let lib else {
+            throw FontError(path: regular.path, package: "libfreetype6", problem: "FreeType failed to start")
+        }
+        library = lib
+        func open(_ file: FontFile) throws(FontError) -> FT_Face {
+            guard Files.exists(file.path) else {
+                throw FontError(path: file.path, package: file.package, problem: "missing")
+            }
+            var face: FT_Face?
+            let err = FT_New_Face(lib, file.path, 0, &face)
+            guard err == 0, let face else {
+                throw FontError(path: file.path, package: file.package, problem: "unreadable (FreeType error \(err))")
+            }
+            return face
+        }
+        do {
+            self.regular = try open(regular)
+            self.bold = try open(bold)
+            self.cjk = try open(cjk)
+            self.emoji = try open(emoji)
+        } catch {
+            FT_Done_FreeType(lib)
+            library = nil
+            throw error
+        }
+    }
+
+    deinit {
+        for face in [emoji, cjk, bold, regular] { FT_Done_Face(face) }
+        if let library { FT_Done_FreeType(library) }
+    }
+
+    nonisolated(unsafe) private static var sharedLibrary: FontLibrary?
+
+    /// The process-wide fonts (the kiosk draws from one thread).
+    public static func shared() throws(FontError) -> FontLibrary {
+        if let lib = sharedLibrary { return lib }
+        let lib = try FontLibrary()
+        sharedLibrary = lib
+        return lib
+    }
+
+    /// Characters that take no space and draw nothing (joiners, variation selectors).
+    static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
+        let v = scalar.value
+        return v == 0x200D || v == 0xFE0F || v == 0xFE0E || (v >= 0x1F3FB && v <= 0x1F3FF)
+    }
+
+    static func prefersEmoji(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.isEmojiPresentation || scalar.value >= 0x1F000
+    }
+
+    func glyph(_ scalar: Unicode.Scalar, pixelSize: Int, weight: FontWeight) -> Glyph? {
+        let key = GlyphKey(scalar: scalar.value, pixelSize: pixelSize, weight: weight)
+        if let cached = cache[key] { return cached }
+        if cache.count >= FontLibrary.cacheLimit { cache.removeAll(keepingCapacity: true) }
+        let made = render(scalar, pixelSize: pixelSize, weight: weight)
+        cache[key] = made
+        return made
+    }
+
+    private func render(_ scalar: Unicode.Scalar, pixelSize: Int, weight: FontWeight) -> Glyph? {
+        if FontLibrary.prefersEmoji(scalar), let image = emojiImage(scalar, pixelSize: Int(Double(pixelSize) * 1.15)) {
+            return Glyph(mask: nil, color: image, left: Int(Double(pixelSize) * 0.05),
+                         top: Int(Double(pixelSize) * 0.93), advance: Double(image.width) + Double(pixelSize) * 0.1)
+        }
+        let primary = weight == .bold ? bold : regular
+        for face in [primary, cjk] {
+            let index = FT_Get_Char_Index(face, FT_ULong(scalar.value))
+            if index == 0 { continue }
+            FT_Set_Pixel_Sizes(face, 0, FT_UInt(pixelSize))
+            guard FT_Load_Glyph(face, index, FT_Int32(FT_LOAD_RENDER)) == 0 else { continue }
+            let slot = face.pointee.glyph!
+            let bitmap = slot.pointee.bitmap
+            let advance = Double(slot.pointee.advance.x) / 64
+            var mask: Surface? = nil
+            if bitmap.width > 0 && bitmap.rows > 0 && bitmap.pixel_mode == UInt8(FT_PIXEL_MODE_GRAY.rawValue) {
+                let m = Surface(width: Int(bitmap.width), height: Int(bitmap.rows), format: .a8)
+                for row in 0..<Int(bitmap.rows) {
+                    let src = bitmap.buffer! + row * Int(bitmap.pitch)
+                    (m.pixels + row * m.stride).copyMemory(from: src, byteCount: Int(bitmap.width))
+                }
+                mask = m
+            }
+            return Glyph(mask: mask, color: nil, left: Int(slot.pointee.bitmap_left),
+                         top: Int(slot.pointee.bitmap_top), advance: advance)
+        }
+        if let image = emojiImage(scalar, pixelSize: Int(Double(pixelSize) * 1.15)) {
+            return Glyph(mask: nil, color: image, left: 0, top: Int(Double(pixelSize) * 0.93),
+                         advance: Double(image.width) + Double(pixelSize) * 0.1)
+        }
+        return nil
+    }
+
+    /// A colour emoji as a premultiplied image `pixelSize` pixels tall, or nil when the
+    /// emoji font has no such character. Cached per size.
+    public func emojiImage(_ scalar: Unicode.Scalar, pixelSize: Int) -> Surface? {
+        let key = GlyphKey(scalar: scalar.value, pixelSize: pixelSize, weight: .regular)
+        if let cached = emojiCache[key] { return cached }
+        if emojiCache.count >= 512 { emojiCache.removeAll(keepingCapacity: true) }
+        let made = renderEmoji(scalar, pixelSize: max(1, pixelSize))
+        emojiCache[key] = made
+        return made
+    }
+
+    private func renderEmoji(_ scalar: Unicode.Scalar, pixelSize: Int) -> Surface? {
+        let index = FT_Get_Char_Index(emoji, FT_ULong(scalar.value))
+        guard index != 0 else { return nil }
+        // The colour font has one fixed bitmap strike and no outlines.
+        FT_Select_Size(emoji, 0)
+        guard FT_Load_Glyph(emoji, index, FT_Int32(FT_LOAD_COLOR)) == 0 else { return nil }
+        let bitmap = emoji.pointee.glyph.pointee.bitmap
+        guard bitmap.width > 0, bitmap.rows > 0,
+              bitmap.pixel_mode == UInt8(FT_PIXEL_MODE_BGRA.rawValue) else { return nil }
+        // BGRA bytes, premultiplied: the memory layout of argb8888 on little endian.
+        let full = Surface(width: Int(bitmap.width), height: Int(bitmap.rows), format: .argb8888)
+        for row in 0..<Int(bitmap.rows) {
+            let src = bitmap.buffer! + row * Int(bitmap.pitch)
+            (full.pixels + row * full.stride).copyMemory(from: src, byteCount: Int(bitmap.width) * 4)
+        }
+        let height = pixelSize
+        let width = max(1, Int((Double(bitmap.width) * Double(height) / Double(bitmap.rows)).rounded()))
+        if width == full.width && height == full.height { return full }
+        let scaled = Surface(width: width, height: height, format: .argb8888)
+        Canvas(surface: scaled).drawImage(full, in: Rect(0, 0, Double(width), Double(height)))
+        return scaled
+    }
+
+    // MARK: - Measuring
+
+    /// Pixel width of one line of text at a pixel size.
+    public func width(of text: Substring, pixelSize: Int, weight: FontWeight) -> Double {
+        var w = 0.0
+        for scalar in text.unicodeScalars where !FontLibrary.isInvisible(scalar) {
+            w += glyph(scalar, pixelSize: pixelSize, weight: weight)?.advance ?? Double(pixelSize) / 2
+        }
+        return w
+    }
+
+    public func width(of text: String, pixelSize: Int, weight: FontWeight) -> Double {
+        width(of: text[...], pixelSize: pixelSize, weight: weight)
+    }
+}

@@ -1,0 +1,172 @@
+/// Text drawing and measuring in logical points.
+
+public enum TextAlignment: Sendable { case left, center, right }
+
+public struct TextStyle: Sendable, Equatable {
+    /// Font size in points.
+    public var size: Double
+    public var weight: FontWeight
+    public var color: Color
+    public var alignment: TextAlignment
+    /// Lines are this many times the size apart.
+    public var lineSpacing: Double
+
+    public init(size: Double, weight: FontWeight = .regular, color: Color = .white,
+                alignment: TextAlignment = .center, lineSpacing: Double = 1.25) {
+        self.size = size
+        self.weight = weight
+        self.color = color
+        self.alignment = alignment
+        self.lineSpacing = lineSpacing
+    }
+
+    public func with(size: Double? = nil, weight: FontWeight? = nil, color: Color? = nil,
+                     alignment: TextAlignment? = nil) -> TextStyle {
+        TextStyle(size: size ?? self.size, weight: weight ?? self.weight, color: color ?? self.color,
+                  alignment: alignment ?? self.alignment, lineSpacing: lineSpacing)
+    }
+}
+
+extension FontLibrary {
+    /// Width of one line in points at a scale (pixels per point).
+    public func measure(_ text: String, style: TextStyle, scale: Double) -> Double {
+        width(of: text, pixelSize: pixelSize(style, scale), weight: style.weight) / scale
+    }
+
+    func pixelSize(_ style: TextStyle, _ scale: Double) -> Int {
+        max(4, Int((style.size * scale).rounded()))
+    }
+
+    /// Breaks text into lines no wider than `maxWidth` points: at spaces for words,
+    /// anywhere between CJK characters, and inside a word too long for a line.
+    public func wrap(_ text: String, style: TextStyle, scale: Double, maxWidth: Double) -> [String] {
+        let px = pixelSize(style, scale)
+        let limit = maxWidth * scale
+        var lines: [String] = []
+        for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            var line = ""
+            var lineWidth = 0.0
+            for token in tokens(paragraph) {
+                let tokenWidth = width(of: token[...], pixelSize: px, weight: style.weight)
+                if lineWidth + tokenWidth <= limit || line.isEmpty && tokenWidth <= limit {
+                    line += token
+                    lineWidth += tokenWidth
+                    continue
+                }
+                if !line.isEmpty {
+                    lines.append(String(line.drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed()))
+                }
+                line = ""
+                lineWidth = 0
+                let trimmed = token == " " ? "" : token
+                if width(of: trimmed[...], pixelSize: px, weight: style.weight) <= limit {
+                    line = trimmed
+                    lineWidth = width(of: trimmed[...], pixelSize: px, weight: style.weight)
+                } else {
+                    // A word wider than the line: break it by characters.
+                    for ch in trimmed {
+                        let w = width(of: String(ch)[...], pixelSize: px, weight: style.weight)
+                        if lineWidth + w > limit && !line.isEmpty {
+                            lines.append(line)
+                            line = ""
+                            lineWidth = 0
+                        }
+                        line.append(ch)
+                        lineWidth += w
+                    }
+                }
+            }
+            lines.append(String(line.reversed().drop(while: { $0 == " " }).reversed()))
+        }
+        return lines
+    }
+
+    /// Words, single spaces, and single CJK characters (which may break anywhere).
+    private func tokens(_ text: Substring) -> [String] {
+        var out: [String] = []
+        var word = ""
+        for ch in text {
+            let isCJK = ch.unicodeScalars.first.map { $0.value >= 0x2E80 && $0.value < 0xA000 || $0.value >= 0xF900 && $0.value < 0xFB00 || $0.value >= 0xFF00 && $0.value < 0xFFF0 } ?? false
+            if ch == " " || isCJK {
+                if !word.isEmpty { out.append(word); word = "" }
+                out.append(String(ch))
+            } else {
+                word.append(ch)
+            }
+        }
+        if !word.isEmpty { out.append(word) }
+        return out
+    }
+}
+
+extension Canvas {
+    /// Draws one line with its baseline at `baseline` (points), aligned about `x`.
+    public func drawText(_ text: String, x: Double, baseline: Double, style: TextStyle, fonts: FontLibrary) {
+        let px = fonts.pixelSize(style, scale)
+        let width = fonts.width(of: text, pixelSize: px, weight: style.weight)
+        var pen = origin.x + x * scale
+        switch style.alignment {
+        case .left: break
+        case .center: pen -= width / 2
+        case .right: pen -= width
+        }
+        let base = Int((origin.y + baseline * scale).rounded())
+        let color = style.color
+        for scalar in text.unicodeScalars where !FontLibrary.isInvisible(scalar) {
+            guard let glyph = fonts.glyph(scalar, pixelSize: px, weight: style.weight) else {
+                pen += Double(px) / 2
+                continue
+            }
+            let gx = Int(pen.rounded()) + glyph.left
+            let gy = base - glyph.top
+            if let mask = glyph.mask {
+                drawMask(mask, atPixel: gx, gy, color: color)
+            } else if let image = glyph.color {
+                var c = self
+                c.origin = .zero
+                c.scale = 1
+                c.drawImage(image, in: Rect(Double(gx), Double(gy), Double(image.width), Double(image.height)),
+                            alpha: Double(color.a) / 255)
+            }
+            pen += glyph.advance
+        }
+    }
+
+    /// Draws text inside a rect: wrapped to its width, the block centred vertically,
+    /// each line aligned per the style. Returns the number of lines drawn.
+    @discardableResult
+    public func drawText(_ text: String, in rect: Rect, style: TextStyle, fonts: FontLibrary,
+                         wrap: Bool = true) -> Int {
+        let lines = wrap ? fonts.wrap(text, style: style, scale: scale, maxWidth: rect.width) : [text]
+        let lineHeight = style.size * style.lineSpacing
+        let blockHeight = lineHeight * Double(lines.count - 1) + style.size
+        // DejaVu's capitals stand ~0.73 em tall: centre those, not the whole em box.
+        var baseline = rect.midY - blockHeight / 2 + style.size * 0.86
+        let x: Double
+        switch style.alignment {
+        case .left: x = rect.minX
+        case .center: x = rect.midX
+        case .right: x = rect.maxX
+        }
+        for line in lines {
+            drawText(line, x: x, baseline: baseline, style: style, fonts: fonts)
+            baseline += lineHeight
+        }
+        return lines.count
+    }
+
+    /// Draws a colour emoji fitted into `rect` (points), centred, keeping its aspect.
+    public func drawEmoji(_ emoji: String, in rect: Rect, fonts: FontLibrary, rotation: Double = 0,
+                          alpha: Double = 1) {
+        guard let scalar = emoji.unicodeScalars.first else { return }
+        let side = min(rect.width, rect.height)
+        let px = max(1, Int((side * scale).rounded()))
+        guard let image = fonts.emojiImage(scalar, pixelSize: min(px, 160)) else { return }
+        let aspect = Double(image.width) / Double(image.height)
+        let h = side, w = side * aspect
+        let fitted = w > rect.width
+            ? Rect(center: rect.center, size: Size(rect.width, rect.width / aspect))
+            : Rect(center: rect.center, size: Size(w, h))
+        drawImage(image, in: fitted, rotation: rotation, alpha: alpha)
+    }
+}

@@ -1,0 +1,96 @@
+import Graphics
+import Input
+
+/// The picture the player sees: one scene drawn into a shadow surface, redrawing only
+/// what changed. A display backend copies the returned damage out to the real screen.
+public final class Screen {
+    public let pixelWidth: Int
+    public let pixelHeight: Int
+    /// Pixels per logical point.
+    public let scale: Double
+    public let size: Size
+    /// What the scene is drawn into (xrgb8888); never read back from scan-out memory.
+    public let shadow: Surface
+    public private(set) var scene: Scene?
+    private var fullDamage = true
+    public private(set) var lastDamage = DamageRegion()
+    public var background = Theme.background
+
+    /// Layout scale: the short side holds at least 480 points and the long side 800, so
+    /// 480x320 up to 1920x1080 (either orientation) get the same layouts, scaled.
+    public static func pointScale(width: Int, height: Int) -> Double {
+        let long = Double(max(width, height)), short = Double(min(width, height))
+        return min(long / 800, short / 480)
+    }
+
+    public init(width: Int, height: Int) {
+        pixelWidth = width
+        pixelHeight = height
+        scale = Screen.pointScale(width: width, height: height)
+        size = Size(Double(width) / scale, Double(height) / scale)
+        shadow = Surface(width: width, height: height, format: .xrgb8888)
+    }
+
+    /// Replaces the scene; the next frame redraws everything.
+    public func show(_ next: Scene, now: Double) {
+        if let old = scene {
+            old.cancelAllTouches()
+            old.willDisappear()
+        }
+        scene = next
+        next.resize(to: size)
+        next.advance(to: now)
+        next.didAppear()
+        fullDamage = true
+    }
+
+    /// Forces a full redraw next frame (after a VT switch or a modeset).
+    public func invalidateAll() { fullDamage = true }
+
+    /// Whether a frame now could draw anything: input, a running game or animation.
+    public var wantsFrame: Bool {
+        guard let scene else { return false }
+        return fullDamage || scene.isLive || scene.animator.isAnimating || scene.childNeedsDisplay || scene.needsDisplay
+    }
+
+    /// Advances the scene to `now`, draws what changed into the shadow surface and
+    /// returns those pixels (empty: nothing to present).
+    @discardableResult
+    public func renderFrame(now: Double) -> DamageRegion {
+        guard let scene else { return DamageRegion() }
+        scene.advance(to: now)
+        var damage = DamageRegion()
+        scene.collectDamage(&damage, parent: .identity, screenScale: scale, screenBounds: shadow.bounds)
+        if fullDamage {
+            damage = DamageRegion(shadow.bounds)
+            fullDamage = false
+        }
+        for rect in damage.rects {
+            var canvas = Canvas(surface: shadow, scale: scale)
+            canvas.clip = rect
+            shadow.clear(rect, to: background)
+            scene.drawTree(canvas, parent: .identity, screenScale: scale)
+        }
+        lastDamage = damage
+        return damage
+    }
+
+    // MARK: - Input (pixels in, points to the scene)
+
+    public func handle(_ event: InputEvent) {
+        guard let scene else { return }
+        switch event {
+        case .touch(let t):
+            scene.handleTouch(t, location: Point(t.x / scale, t.y / scale))
+        case .key(let k):
+            scene.handleKeyEvent(k)
+        }
+    }
+
+    public func handle(_ gesture: Gesture) {
+        guard let scene else { return }
+        if case .swipe(let direction, _, _, _, _, _) = gesture {
+            _ = scene.handleSwipe(direction)
+        }
+    }
+}

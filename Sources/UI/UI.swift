@@ -1,1 +1,0 @@
-// UI: being built; see docs/ARCHITECTURE.md.

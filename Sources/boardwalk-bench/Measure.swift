@@ -1,0 +1,51 @@
+import Platform
+
+/// Timing figures for one measured thing: several runs, median and 99th percentile.
+struct Timing {
+    var samples: [Double]
+
+    init(samples: [Double]) { self.samples = samples.sorted() }
+
+    /// Runs `body` `count` times after `warmup` unmeasured runs; seconds per run.
+    static func measure(count: Int, warmup: Int = 5, _ body: (Int) -> Void) -> Timing {
+        for i in 0..<warmup { body(i) }
+        var samples: [Double] = []
+        samples.reserveCapacity(count)
+        for i in 0..<count {
+            let start = monotonicSeconds()
+            body(warmup + i)
+            samples.append(monotonicSeconds() - start)
+        }
+        return Timing(samples: samples)
+    }
+
+    var median: Double { samples.isEmpty ? 0 : samples[samples.count / 2] }
+    var p99: Double { samples.isEmpty ? 0 : samples[min(samples.count - 1, Int(Double(samples.count) * 0.99))] }
+}
+
+/// One line of the report: a name and figures, printed as text or as a JSON object.
+struct ReportRow {
+    var section: String
+    var name: String
+    var figures: [(String, Double)]
+    var notes: [(String, String)] = []
+
+    func text() -> String {
+        let f = figures.map { "\($0.0)=\(format($0.1))" }.joined(separator: " ")
+        let n = notes.map { "\($0.0)=\($0.1)" }.joined(separator: " ")
+        return "\(section)/\(name): \(f)\(n.isEmpty ? "" : " " + n)"
+    }
+
+    func json() -> String {
+        var parts = ["\"section\":\"\(section)\"", "\"name\":\"\(name)\""]
+        for (k, v) in figures { parts.append("\"\(k)\":\(v.isFinite ? format(v) : "null")") }
+        for (k, v) in notes { parts.append("\"\(k)\":\"\(v)\"") }
+        return "{" + parts.joined(separator: ",") + "}"
+    }
+}
+
+func format(_ v: Double) -> String {
+    if v == v.rounded() && abs(v) < 1e15 { return String(Int(v)) }
+    let scaled = (v * 10000).rounded() / 10000
+    return String(scaled)
+}
