@@ -34,7 +34,7 @@ let package = Package(
         .target(name: "UI", dependencies: ["Platform", "Graphics", "Input"]),
 
         .target(name: "BeatZombies", dependencies: ["UI", "Graphics", "Audio"]),
-        .target(name: "GuessPicture", dependencies: ["UI", "Graphics", "Audio"]),
+        .target(name: "GuessPicture", dependencies: ["Platform", "UI", "Graphics", "Audio"]),
         .target(name: "Game2048", dependencies: ["UI", "Graphics", "Audio"]),
         .target(name: "MemoryMatch", dependencies: ["UI", "Graphics", "Audio"]),
 

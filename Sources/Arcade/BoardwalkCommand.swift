@@ -14,6 +14,7 @@ public enum Boardwalk {
            boardwalk --headless [--size WxH] [--script FILE] [--shots DIR] [options above]
            boardwalk --headless --soak HOURS [--speed X] [options above]
            boardwalk input-replay DEVICE.desc RECORDING.events [--size WxH] [--rotation R] [--calibration a,b,c,d,e,f]
+           boardwalk input-monitor   (live input as JSON lines)
            boardwalk display-test [options]
     """
 
@@ -21,6 +22,7 @@ public enum Boardwalk {
         if let first = arguments.first {
             switch first {
             case "input-replay": return inputReplayMain(Array(arguments.dropFirst()))
+            case "input-monitor": return inputMonitorMain(Array(arguments.dropFirst()))
             case "display-test": return displayTestMain(Array(arguments.dropFirst()))
             case "-h", "--help":
                 print(usage)

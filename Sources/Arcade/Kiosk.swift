@@ -155,14 +155,20 @@ public final class Kiosk {
         idle.enter(.operatorMenu, now: now)
         let scene = PINScene()
         scene.onCancel = { [weak self] in self?.goHome() }
-        scene.onSubmit = { [weak self, weak scene] _ in
+        pin.clear()
+        scene.onKey = { [weak self, weak scene] key in
             guard let self, let scene else { return }
-            for ch in scene.entered { if let d = ch.wholeNumberValue { self.pin.press(digit: d, now: self.now) } }
-            switch self.pin.submit(now: self.now) {
-            case .accepted: self.showOperatorScene()
-            case .rejected(let left): scene.reject("Wrong PIN (\(left) tries left)")
-            case .lockedOut: scene.reject("Locked: try again later")
+            switch key {
+            case "⌫": self.pin.backspace()
+            case "OK":
+                switch self.pin.submit(now: self.now) {
+                case .accepted: return self.showOperatorScene()
+                case .rejected(let left): scene.reject("Wrong PIN (\(left) tries left)")
+                case .lockedOut: scene.reject("Locked: try again later")
+                }
+            default: if let d = Int(key) { self.pin.press(digit: d, now: self.now) }
             }
+            scene.digitsEntered = self.pin.entered.count
         }
         screen.show(scene, now: now)
     }

@@ -5,17 +5,17 @@ import UI
 import Glibc
 #endif
 
-/// The PIN pad in front of the operator menu: digits, delete, OK. Wrong PINs shake the
-/// dots; the check itself (and any lockout) belongs to the caller.
+/// The PIN pad in front of the operator menu: digits, delete, OK. It only shows: the
+/// keys go to `onKey` ("0"..."9", "⌫", "OK"), and the owner (a `PINEntry`) sets how many
+/// dots to show and calls `reject` for a wrong PIN, which shakes them.
 public final class PINScene: Scene {
-    public var onSubmit: ((String) -> Void)?
+    public var onKey: ((String) -> Void)?
     public var onCancel: (() -> Void)?
-    public private(set) var entered = ""
+    public var digitsEntered = 0 { didSet { dots.setNeedsDisplay() } }
     private let title = Label("Operator", style: Theme.heading)
     private let message = Label("Enter PIN", style: Theme.caption)
     private let dots = DrawingView { _, _ in }
     private var keys: [Button] = []
-    private let maxDigits = 8
 
     public override init() {
         super.init()
@@ -23,11 +23,11 @@ public final class PINScene: Scene {
         [title, message, dots].forEach(addSubview)
         dots.drawing = { [weak self] canvas, r in
             guard let self else { return }
-            let n = max(4, self.entered.count)
+            let n = max(4, self.digitsEntered)
             let gap = 26.0
             let x0 = r.midX - gap * Double(n - 1) / 2
             for i in 0..<n {
-                let filled = i < self.entered.count
+                let filled = i < self.digitsEntered
                 let c = Point(x0 + gap * Double(i), r.midY)
                 if filled { canvas.fillCircle(center: c, radius: 8, Theme.accent) }
                 else { canvas.strokeEllipse(Rect(c.x - 8, c.y - 8, 16, 16), width: 2, Theme.textDim) }
@@ -35,7 +35,7 @@ public final class PINScene: Scene {
         }
         for label in ["1", "2", "3", "4", "5", "6", "7", "8", "9", "⌫", "0", "OK"] {
             let b = Button(label, kind: label == "OK" ? .primary : .secondary)
-            b.action = { [weak self] in self?.press(label) }
+            b.action = { [weak self] in self?.onKey?(label) }
             keys.append(b)
             addSubview(b)
         }
@@ -46,18 +46,9 @@ public final class PINScene: Scene {
         addSubview(cancel)
     }
 
-    public func press(_ key: String) {
-        switch key {
-        case "⌫": if !entered.isEmpty { entered.removeLast() }
-        case "OK": onSubmit?(entered)
-        default: if entered.count < maxDigits { entered += key }
-        }
-        dots.setNeedsDisplay()
-    }
-
-    /// Shows a message and clears the entry (wrong PIN, locked out).
+    /// Shows why the PIN was refused (wrong, locked out) and shakes the dots.
     public func reject(_ text: String) {
-        entered = ""
+        digitsEntered = 0
         message.text = text
         message.style = Theme.caption.with(color: Theme.error)
         dots.setNeedsDisplay()
@@ -118,7 +109,8 @@ final class SettingRow: View {
 
     override func layoutSubviews() {
         let h = frame.height
-        let bw = 64.0
+        // Steppers get square-ish buttons, words get room.
+        let bw = buttons.contains { $0.title.count > 2 } ? 120.0 : 64.0
         var x = frame.width - Double(buttons.count) * (bw + 8)
         nameLabel.frame = Rect(0, 0, x * 0.55, h)
         valueLabel.frame = Rect(x * 0.55, 0, x * 0.45 - 8, h)
@@ -133,7 +125,7 @@ final class SettingRow: View {
 public final class OperatorScene: Scene {
     let controls: OperatorControls
     public var onClose: (() -> Void)?
-    private let tabs = TabBar(titles: ["Screen & sound", "Games", "Service"])
+    private let tabs = TabBar(titles: ["Screen", "Games", "Service"])
     private let close = Button("Done", kind: .primary)
     private var pages: [View] = [View(), View(), View()]
     private var rows: [[View]] = [[], [], []]
@@ -217,7 +209,7 @@ public final class OperatorScene: Scene {
                 plus: { c.menuToAttractSeconds = min(600, c.menuToAttractSeconds + 15) })
     }
 
-    private let countersLabel = Label("", style: Theme.caption.with(alignment: .left))
+    private let countersLabel = Label("", style: Theme.body.with(color: Theme.textDim, alignment: .left))
 
     private func buildServicePage() {
         let c = controls
@@ -255,7 +247,7 @@ public final class OperatorScene: Scene {
             p.frame = Rect(24, 82, size.width - 48, size.height - 94)
             var y = 0.0
             for row in rows[i] {
-                let h = row === countersLabel ? max(60, p.frame.height - y) : 56
+                let h = row === countersLabel ? 6 * 26.0 : 56
                 row.frame = Rect(0, y, p.frame.width, h)
                 y += h + 8
             }

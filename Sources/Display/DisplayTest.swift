@@ -195,12 +195,12 @@ public func displayTestMain(_ args: [String]) -> Int32 {
                 }
                 presenter.handleVTSignal(signo)
             }
-            if presenter.needsFullRedraw && pending.isEmpty {
+            if presenter.needsFullRedraw && presenter.isReadyForFrame {
                 if shadow.width != presenter.width || shadow.height != presenter.height {
                     shadow = Surface(width: presenter.width, height: presenter.height, format: .xrgb8888)
                 }
                 TestScene.draw(shadow, frame: frame)
-                pending.add(shadow.bounds)
+                pending = DamageRegion(shadow.bounds)
             }
             if presenter.isReadyForFrame {
                 if frame < TestScene.frames {

@@ -131,16 +131,7 @@ public struct InputReplay: Sendable {
                     + "\"end\":\"\(c.end.rawValue)\",\"first\":[\(json(c.firstX, 2)),\(json(c.firstY, 2))],"
                     + "\"last\":[\(json(c.lastX, 2)),\(json(c.lastY, 2))],\"moves\":\(c.moves)}"
             case .gesture(let g):
-                let head = "{\"type\":\"gesture\",\"time\":\(json(g.time, 6)),"
-                switch g.gesture {
-                case .tap(let x, let y, let id):
-                    return head + "\"gesture\":\"tap\",\"id\":\(id),\"x\":\(json(x, 2)),\"y\":\(json(y, 2))}"
-                case .longPress(let x, let y, let id):
-                    return head + "\"gesture\":\"longpress\",\"id\":\(id),\"x\":\(json(x, 2)),\"y\":\(json(y, 2))}"
-                case .swipe(let direction, let fromX, let fromY, let toX, let toY, let id):
-                    return head + "\"gesture\":\"swipe\",\"direction\":\"\(direction.rawValue)\",\"id\":\(id),"
-                        + "\"from\":[\(json(fromX, 2)),\(json(fromY, 2))],\"to\":[\(json(toX, 2)),\(json(toY, 2))]}"
-                }
+                return gestureLine(g.gesture, time: g.time)
             case .key(let k):
                 return "{\"type\":\"key\",\"time\":\(json(k.time, 6)),\"key\":\"\(k.key.rawValue)\","
                     + "\"pressed\":\(k.isPressed)}"

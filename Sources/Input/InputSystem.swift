@@ -109,6 +109,8 @@ public final class InputSystem {
                 open.touch?.handle(event, into: &touches)
                 open.keys?.handle(event, into: &keys)
             case .resyncBegin:
+                // The loop fell behind the device (rate-limited by Log).
+                Log.info("input: \(open.device.path): events dropped (SYN_DROPPED), resyncing")
                 open.touch?.beginResync()
             case .resyncDone:
                 break

@@ -89,7 +89,10 @@ open class Button: View {
             canvas.drawEmoji(icon, in: Rect(center: r.center, size: Size(side, side)), fonts: UIEnvironment.fonts,
                              alpha: isEnabled ? 1 : 0.45)
         } else {
-            canvas.drawText(title, in: r.insetBy(6, 0), style: style, fonts: UIEnvironment.fonts)
+            // One line, shrunk to fit rather than broken mid-word.
+            let width = UIEnvironment.fonts.measure(title, style: style, scale: canvas.scale)
+            if width > r.width - 16 { style.size *= max(0.5, (r.width - 16) / width) }
+            canvas.drawText(title, in: r.insetBy(6, 0), style: style, fonts: UIEnvironment.fonts, wrap: false)
         }
         if holdProgress > 0 {
             // A bar along the bottom fills while the button is held.

@@ -94,3 +94,37 @@ final class EvemuTests: XCTestCase {
                                                      events: fixture("Wacom_ISDv4_E6_Finger.single-tap-center.events")))
     }
 }
+
+final class KeyboardReplayTests: XCTestCase {
+    func testKeyboardRecordingReplaysKeys() throws {
+        // KEY_ESC .. KEY_D (codes 1-32): a full keyboard by udev's rule.
+        let text = """
+            N: USB Keyboard
+            I: 0003 046d c31c 0110
+            B: 00 13 00 00 00 00 00 00 00
+            B: 01 fe ff ff ff 01 00 00 00
+            E: 5.000000 0001 0011 1
+            E: 5.000000 0000 0000 0
+            E: 5.300000 0001 0011 2
+            E: 5.300000 0000 0000 0
+            E: 5.500000 0001 0011 0
+            E: 5.500000 0000 0000 0
+
+            """
+        let recording = try EvemuRecording.parse(text, file: "keyboard.evemu")
+        let replay = try InputReplay(recording: recording, transform: TouchTransform(displayWidth: 800, displayHeight: 480))
+        XCTAssertEqual(replay.keys, [KeyEvent(key: .up, isPressed: true, time: 0),
+                                     KeyEvent(key: .up, isPressed: false, time: 0.5)])
+        XCTAssertEqual(replay.jsonLines.first, #"{"type":"key","time":0,"key":"up","pressed":true}"#)
+    }
+
+    func testIgnoredDeviceRecordingIsAnError() throws {
+        let recording = try EvemuRecording.parse("N: Power Button\nB: 00 03\nB: 01 " + String(repeating: "00 ", count: 14) + "10\n",
+                                                 file: "power.evemu")
+        XCTAssertThrowsError(try InputReplay(recording: recording, transform: TouchTransform(displayWidth: 800, displayHeight: 480)))
+    }
+
+    func testJSONStrings() {
+        XCTAssertEqual(jsonString("a \"b\"\\\n\u{1}é"), #""a \"b\"\\\n\u0001é""#)
+    }
+}

@@ -118,6 +118,42 @@ final class FuzzTests: XCTestCase {
         fuzz(.absolutePointer, events: 150_000, seed: 4)
     }
 
+    func testKeyMapperStaysBalanced() {
+        var rng = SeededRandom(state: 6)
+        let stick = AxisInfo(minimum: 0, maximum: 255), hat = AxisInfo(minimum: -1, maximum: 1)
+        var mapper = KeyMapper(axes: [EV.absX: stick, EV.absY: stick, EV.absHat0X: hat, EV.absHat0Y: hat])
+        let codes: [Int32] = [KEY_UP, KEY_W, KEY_ENTER, KEY_SPACE, KEY_ESC, BTN_SOUTH, BTN_EAST, BTN_START, BTN_SELECT, KEY_F12]
+        let axes: [Int32] = [ABS_X, ABS_Y, ABS_HAT0X, ABS_HAT0Y, ABS_Z]
+        var pressed = Set<Key>()
+        var output: [KeyEvent] = []
+        for index in 0..<100_000 {
+            let event: RawInputEvent
+            if rng.next() % 2 == 0 {
+                event = RawInputEvent(time: Double(index), type: EV.key,
+                                      code: UInt16(codes[Int(rng.next() % UInt64(codes.count))]),
+                                      value: Int32(rng.next() % 4) - 1)
+            } else {
+                event = RawInputEvent(time: Double(index), type: EV.abs,
+                                      code: UInt16(axes[Int(rng.next() % UInt64(axes.count))]),
+                                      value: rng.next() % 20 == 0 ? Int32(truncatingIfNeeded: rng.next())
+                                                                  : Int32(rng.next() % 300) - 20)
+            }
+            output.removeAll(keepingCapacity: true)
+            mapper.handle(event, into: &output)
+            for key in output {
+                if key.isPressed {
+                    XCTAssertTrue(pressed.insert(key.key).inserted, "pressed twice: \(key)")
+                } else {
+                    XCTAssertNotNil(pressed.remove(key.key), "released unpressed: \(key)")
+                }
+            }
+        }
+        for key in mapper.releaseAll(time: 1e6) {
+            XCTAssertNotNil(pressed.remove(key.key))
+        }
+        XCTAssertEqual(pressed, [])
+    }
+
     func testEvemuParserSurvivesGarbage() {
         var rng = SeededRandom(state: 5)
         let alphabet = Array("EABNIP: 0123456789abcdef-.#\n\t x")

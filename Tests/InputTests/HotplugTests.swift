@@ -8,7 +8,12 @@ final class HotplugTests: XCTestCase {
     var directory = ""
     var logged: [String] = []
 
+    var savedSink: ((String) -> Void)?
+    var savedInterval = 0.0
+
     override func setUp() {
+        savedSink = Log.sink
+        savedInterval = Log.repeatInterval
         directory = NSTemporaryDirectory() + "boardwalk-input-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         logged = []
         Log.sink = { [weak self] line in self?.logged.append(line) }
@@ -24,6 +29,8 @@ final class HotplugTests: XCTestCase {
     }
 
     override func tearDown() {
+        if let savedSink { Log.sink = savedSink }
+        Log.repeatInterval = savedInterval
         try? FileManager.default.removeItem(atPath: directory)
     }
 

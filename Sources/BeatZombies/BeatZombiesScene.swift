@@ -1,0 +1,490 @@
+import Audio
+import Graphics
+import UI
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Beat Zombies on screen: a lawn with the house on the left, zombies drawn from colour
+/// emoji with a walk cycle (bob, sway, squash), the score and the house counter on top, and
+/// the "zombies won" panel. The rules live in `BeatZombiesGame`; this only feeds it taps and
+/// time and draws what it says.
+public final class BeatZombiesScene: Scene, GameScene {
+    /// The picture of each zombie kind, by `ZombieKind.index`: the walker, a big wide one
+    /// (the original's 174x109 kind), a vampire and a troll.
+    static let kindEmoji = ["🧟", "🦖", "🧛", "🧌"]
+    /// Emoji drawn facing right in Noto Color Emoji: mirrored so they walk towards the house.
+    static let facesRight: Set<String> = ["🦖"]
+    static let bestKey = "zombies.best"
+
+    public var isAutoplaying = false {
+        didSet { if isAutoplaying != oldValue { autoplayer = ZombieAutoplayer(seed: seed &+ 1) } }
+    }
+
+    let sound: SoundBoard
+    let storage: GameStorage
+    let language: Language
+    let seed: UInt64
+    private(set) var game: BeatZombiesGame
+    private var autoplayer: ZombieAutoplayer
+    private(set) var isPaused = false
+    private(set) var best: Int
+
+    let topBar = View()
+    let homeButton = Button(icon: "🏠", kind: .secondary)
+    let scoreLabel = Label("", style: Theme.heading.with(alignment: .left))
+    let bestLabel = Label("", style: Theme.body.with(color: Theme.textDim, alignment: .left))
+    let houseLabel = Label("", style: Theme.body.with(alignment: .right))
+    let houseMeter: DrawingView
+    let houseView: DrawingView
+    let lawnView: LawnView
+    private var lostOverlay: LostOverlay?
+    /// Sprites by emoji and pixel size (mirrored where needed); a handful of entries.
+    private var sprites: [String: Surface] = [:]
+    private var shownScore = -1
+    private var shownHouse = -1
+
+    public init(sound: SoundBoard, storage: GameStorage, language: Language, seed: UInt64) {
+        self.sound = sound
+        self.storage = storage
+        self.language = language
+        self.seed = seed
+        game = BeatZombiesGame(lawnWidth: 640, lawnHeight: 400, seed: seed)
+        autoplayer = ZombieAutoplayer(seed: seed &+ 1)
+        best = storage.integer(Self.bestKey) ?? 0
+        houseMeter = DrawingView { _, _ in }
+        houseView = DrawingView { _, _ in }
+        lawnView = LawnView(seed: seed)
+        super.init()
+        backgroundColor = Theme.background
+        lawnView.owner = self
+
+        homeButton.holdDuration = 0.8
+        homeButton.action = { [weak self] in self?.onHome?() }
+        scoreLabel.shrinksToFit = true
+        houseLabel.shrinksToFit = true
+        houseMeter.drawing = { [weak self] canvas, bounds in self?.drawHouseMeter(canvas, bounds) }
+        houseView.drawing = { [weak self] canvas, bounds in self?.drawHouse(canvas, bounds) }
+
+        addSubview(houseView)
+        addSubview(lawnView)
+        addSubview(topBar)
+        topBar.backgroundColor = Theme.surface
+        [homeButton, scoreLabel, bestLabel, houseLabel, houseMeter].forEach(topBar.addSubview)
+        refreshLabels()
+    }
+
+    // MARK: - Words
+
+    private func text(_ english: String, _ chinese: String) -> String {
+        language == .chinese ? chinese : english
+    }
+
+    // MARK: - Layout
+
+    public override func layout() {
+        let barHeight: Double = 64
+        topBar.frame = Rect(0, 0, size.width, barHeight)
+        homeButton.frame = Rect(10, 8, 56, 48)
+        scoreLabel.frame = Rect(80, 4, 200, 34)
+        bestLabel.frame = Rect(80, 38, 200, 22)
+        let meterWidth = min(260, size.width * 0.32)
+        houseLabel.frame = Rect(size.width - meterWidth - 16, 6, meterWidth, 28)
+        houseMeter.frame = Rect(size.width - meterWidth - 16, 40, meterWidth, 14)
+
+        let houseWidth = max(90, min(170, size.width * 0.13))
+        let lawnRect = Rect(houseWidth, barHeight, size.width - houseWidth, size.height - barHeight)
+        houseView.frame = Rect(0, barHeight, houseWidth, size.height - barHeight)
+        lawnView.frame = lawnRect
+        lawnView.clipsToBounds = true
+        game.resizeLawn(width: lawnRect.width, height: lawnRect.height)
+        lostOverlay?.layout(in: size)
+    }
+
+    // MARK: - Frames
+
+    public override var isLive: Bool { !isPaused && game.phase == .playing }
+
+    public override func update(dt: Double) {
+        guard !isPaused, game.phase == .playing, dt > 0 else { return }
+        // A frame that comes very late (the kiosk was busy) is capped so the zombies don't
+        // jump across the lawn; the rules stay fixed-step either way.
+        let step = min(dt, 0.25)
+        if isAutoplaying {
+            for point in autoplayer.taps(after: step, in: game) { handle(game.tap(at: point)) }
+        }
+        handle(game.advance(by: step))
+        lawnView.setNeedsDisplay()
+    }
+
+    /// A finger came down on the lawn (local lawn points).
+    func lawnTouched(at point: Point) {
+        guard !isPaused, !isAutoplaying else { return }
+        handle(game.tap(at: LawnPoint(x: point.x, y: point.y)))
+    }
+
+    private func handle(_ events: [BeatZombiesEvent]) {
+        for event in events {
+            switch event {
+            case .hit(let id, _):
+                let zombie = game.zombies[id]
+                let rect = game.drawFrame(of: zombie)
+                let pan = Float(max(-1, min(1, rect.midX / game.lawnWidth * 2 - 1)))
+                sound.play(.zombieHit, gain: 1, pan: pan)
+                showFloatingText("+1", at: Point(rect.midX, rect.minY), color: Theme.accent)
+                if game.score > best && !isAutoplaying { best = game.score }
+            case .speedUp:
+                sound.play(.hint, gain: 0.8, pan: 0)
+                showBanner(text("Faster!", "加速！"))
+            case .enteredHouse:
+                sound.play(.mismatch, gain: 0.5, pan: -1)
+                houseView.setNeedsDisplay()
+            case .lost:
+                sound.stopMusic()
+                sound.play(.zombiesWon)
+                saveBest()
+                showLostPanel()
+            }
+        }
+        refreshLabels()
+    }
+
+    private func refreshLabels() {
+        if shownScore != game.score {
+            shownScore = game.score
+            scoreLabel.text = text("Score \(game.score)", "得分 \(game.score)")
+            bestLabel.text = text("Best \(max(best, 0))", "最高 \(best)")
+        }
+        if shownHouse != game.inHouse {
+            shownHouse = game.inHouse
+            houseLabel.text = text("In the house \(game.inHouse)/\(game.rules.houseCapacity)",
+                                   "进屋 \(game.inHouse)/\(game.rules.houseCapacity)")
+            houseMeter.setNeedsDisplay()
+            houseView.setNeedsDisplay()
+        }
+    }
+
+    private func saveBest() {
+        guard !isAutoplaying else { return }
+        if best > (storage.integer(Self.bestKey) ?? 0) { storage.setInteger(Self.bestKey, best) }
+    }
+
+    // MARK: - Effects
+
+    /// "+1" rising and fading above a beaten zombie.
+    private func showFloatingText(_ string: String, at lawnPoint: Point, color: Color) {
+        let label = Label(string, style: Theme.heading.with(color: color))
+        let start = Point(lawnView.frame.minX + lawnPoint.x, lawnView.frame.minY + max(20, lawnPoint.y))
+        label.frame = Rect(center: start, size: Size(80, 40))
+        addSubview(label)
+        if let overlay = lostOverlay { bringToFront(overlay) }
+        animator.tween(duration: 0.7, easing: .easeOut) { [weak label] t in
+            label?.frame = Rect(center: Point(start.x, start.y - 40 * t), size: Size(80, 40))
+            label?.alpha = t < 0.5 ? 1 : 1 - (t - 0.5) * 2
+        }.onComplete { [weak label] in label?.removeFromSuperview() }
+    }
+
+    /// A word that pops in over the lawn and fades.
+    private func showBanner(_ string: String) {
+        let label = Label(string, style: Theme.title.with(color: Theme.accent))
+        label.frame = Rect(center: Point(lawnView.frame.midX, lawnView.frame.minY + 70), size: Size(360, 70))
+        label.scale = 0.4
+        label.alpha = 0
+        addSubview(label)
+        animator.tween(duration: Theme.normal, easing: .backOut) { [weak label] t in
+            label?.scale = lerp(0.4, 1, t)
+            label?.alpha = min(1, t * 2)
+        }.then(duration: 0.8, easing: .linear) { _ in }
+            .then(duration: Theme.normal) { [weak label] t in label?.alpha = 1 - t }
+            .onComplete { [weak label] in label?.removeFromSuperview() }
+    }
+
+    private func showLostPanel() {
+        let overlay = LostOverlay(
+            title: text("The zombies won!", "僵尸赢了！"),
+            message: text("Score \(game.score)   Best \(best)", "得分 \(game.score)   最高 \(best)"),
+            buttonTitle: text("Play again", "再来一局"))
+        overlay.restartButton.action = { [weak self] in self?.restart() }
+        overlay.layout(in: size)
+        addSubview(overlay)
+        lostOverlay = overlay
+        overlay.present(animator: animator)
+        focus(overlay.restartButton)
+    }
+
+    /// Starts a new game on the same lawn.
+    public func restart() {
+        lostOverlay?.removeFromSuperview()
+        lostOverlay = nil
+        focus(nil)
+        game.restart()
+        shownScore = -1
+        shownHouse = -1
+        refreshLabels()
+        lawnView.setNeedsDisplay()
+        if !isAutoplaying { sound.playMusic(.beatZombies) }
+    }
+
+    // MARK: - Kiosk
+
+    public override func didAppear() {
+        if !isAutoplaying && !isPaused && game.phase == .playing { sound.playMusic(.beatZombies) }
+    }
+
+    public override func willDisappear() {
+        saveBest()
+    }
+
+    public func pause() {
+        guard !isPaused else { return }
+        isPaused = true
+        sound.pauseMusic()
+        saveBest()
+    }
+
+    public func resume() {
+        guard isPaused else { return }
+        isPaused = false
+        if game.phase == .playing && !isAutoplaying { sound.resumeMusic() }
+    }
+
+    // MARK: - Drawing
+
+    private func drawHouseMeter(_ canvas: Canvas, _ bounds: Rect) {
+        canvas.fillRoundedRect(bounds, radius: bounds.height / 2, Theme.surfaceRaised)
+        let fraction = Double(game.inHouse) / Double(game.rules.houseCapacity)
+        guard fraction > 0 else { return }
+        let width = max(bounds.height, bounds.width * min(1, fraction))
+        let color = fraction < 0.5 ? Color(hex: 0x7BC950) : fraction < 0.8 ? Theme.accent : Theme.error
+        canvas.fillRoundedRect(Rect(bounds.minX, bounds.minY, width, bounds.height), radius: bounds.height / 2, color)
+    }
+
+    /// The house: a wall, a roof, windows that fill with zombies as they get in, and an
+    /// open door facing the lawn.
+    private func drawHouse(_ canvas: Canvas, _ bounds: Rect) {
+        let grassTop = Color(hex: 0x4E9A3A), grassBottom = Color(hex: 0x3A7A2C)
+        canvas.fillVerticalGradient(bounds, top: grassTop, bottom: grassBottom)
+        let w = bounds.width
+        // Keep a house's proportions on a tall portrait column: at most ~2.6 widths high,
+        // standing in the lower part of the lawn.
+        let houseHeight = min(bounds.height * 0.94, w * 2.6)
+        let houseTop = bounds.maxY - bounds.height * 0.06 - houseHeight
+        let wallTop = houseTop + houseHeight * 0.24
+        let wallBottom = bounds.maxY - bounds.height * 0.06
+        let wall = Rect(bounds.minX, wallTop, w * 0.88, wallBottom - wallTop)
+        canvas.shadow(wall, radius: 4, blur: 10, offsetY: 6)
+        canvas.fill(wall, Color(hex: 0xE9D8B4))
+        // Timber lines.
+        for i in 1..<4 {
+            let y = wall.minY + wall.height * Double(i) / 4
+            canvas.fill(Rect(wall.minX, y, wall.width, 2), Color(hex: 0xCDB891))
+        }
+        // Roof.
+        let roofTop = houseTop
+        canvas.fillPolygon([Point(wall.minX - 6, wallTop + 4), Point(wall.midX, roofTop),
+                            Point(wall.maxX + 10, wallTop + 4)], Color(hex: 0xB5452F))
+        canvas.fill(Rect(wall.minX - 6, wallTop, wall.width + 16, 8), Color(hex: 0x8E3322))
+        // Chimney.
+        canvas.fill(Rect(wall.minX + wall.width * 0.18, roofTop + (wallTop - roofTop) * 0.25, w * 0.12,
+                         (wallTop - roofTop) * 0.45), Color(hex: 0x8E3322))
+        // Windows: one zombie face for every ten inside.
+        let faces = min(6, (game.inHouse + 9) / 10)
+        let windowSize = min(wall.width * 0.36, 46)
+        for i in 0..<2 {
+            let window = Rect(wall.minX + wall.width * 0.12, wall.minY + wall.height * (0.1 + 0.3 * Double(i)),
+                              windowSize, windowSize)
+            canvas.fillRoundedRect(window, radius: 4, Color(hex: 0xFFE9A3))
+            canvas.strokeRoundedRect(window, radius: 4, width: 3, Color(hex: 0x6B4B2A))
+            if faces > i {
+                canvas.drawEmoji("🧟", in: window.insetBy(5, 5), fonts: UIEnvironment.fonts)
+            }
+            canvas.fill(Rect(window.midX - 1.5, window.minY, 3, window.height), Color(hex: 0x6B4B2A))
+            canvas.fill(Rect(window.minX, window.midY - 1.5, window.width, 3), Color(hex: 0x6B4B2A))
+        }
+        // The door, open towards the lawn.
+        let doorWidth = wall.width * 0.34
+        let door = Rect(wall.maxX - doorWidth - 4, wall.maxY - wall.height * 0.42, doorWidth, wall.height * 0.42)
+        canvas.fillRoundedRect(door, radius: 6, Color(hex: 0x2A1C12))
+        canvas.fillPolygon([Point(door.maxX, door.minY + 4), Point(door.maxX + doorWidth * 0.45, door.minY + 12),
+                            Point(door.maxX + doorWidth * 0.45, door.maxY - 2), Point(door.maxX, door.maxY)],
+                           Color(hex: 0x8A5A33))
+        // Path from the door.
+        canvas.fill(Rect(door.maxX, door.maxY - 4, bounds.maxX - door.maxX, 6), Color(hex: 0xC9B48A).withAlpha(0.7))
+    }
+
+    private func sprite(_ emoji: String, pixelSize: Int) -> Surface? {
+        let key = "\(emoji)@\(pixelSize)"
+        if let cached = sprites[key] { return cached }
+        guard let scalar = emoji.unicodeScalars.first,
+            var image = UIEnvironment.fonts.emojiImage(scalar, pixelSize: pixelSize)
+        else { return nil }
+        if Self.facesRight.contains(emoji) { image = Self.mirrored(image) }
+        if sprites.count > 32 { sprites.removeAll() }
+        sprites[key] = image
+        return image
+    }
+
+    /// A left-right mirror image of a 32-bit surface.
+    static func mirrored(_ image: Surface) -> Surface {
+        let out = Surface(width: image.width, height: image.height, format: image.format)
+        guard image.format.bytesPerPixel == 4 else { return image }
+        for row in 0..<image.height {
+            let src = (image.pixels + row * image.stride).assumingMemoryBound(to: UInt32.self)
+            let dst = (out.pixels + row * out.stride).assumingMemoryBound(to: UInt32.self)
+            for x in 0..<image.width { dst[image.width - 1 - x] = src[x] }
+        }
+        return out
+    }
+
+    /// Draws one zombie in lawn points: its shadow, then its emoji with the walk cycle.
+    func drawZombie(_ zombie: Zombie, _ canvas: Canvas) {
+        let rect = game.drawFrame(of: zombie)
+        guard rect.maxX > -20, rect.minX < game.lawnWidth + 20 else { return }
+        let emoji = Self.kindEmoji[zombie.kind.index % Self.kindEmoji.count]
+        let fonts = UIEnvironment.fonts
+        let side = min(rect.width, rect.height)
+        let pixelSize = max(8, min(160, Int((side * canvas.scale).rounded())))
+        guard let image = sprite(emoji, pixelSize: pixelSize) else { return }
+        let aspect = Double(image.width) / Double(image.height)
+        var height = side
+        var width = side * aspect
+        if width > rect.width { width = rect.width; height = width / aspect }
+        let feet = Point(rect.midX, rect.maxY)
+
+        let phase = game.walkCycleProgress(of: zombie) * 2 * Double.pi
+        var bob = 0.0, sway = 0.0, squashY = 1.0, squashX = 1.0, alpha = 1.0
+        let scale = game.scale(of: zombie)
+        if zombie.isBeaten {
+            // Grow-then-shrink from the model; a spin and a fade as it goes.
+            sway = (scale - 1) * 0.35
+            if case .beaten(let elapsed) = zombie.state, elapsed > game.rules.beatenDuration / 2 {
+                alpha = max(0, 1 - (elapsed - game.rules.beatenDuration / 2) / (game.rules.beatenDuration / 2))
+            }
+        } else if zombie.kind.index == 3 || emoji == "👻" {
+            bob = -4 - 3 * sin(phase)
+            sway = 0.05 * sin(phase)
+        } else {
+            // Two steps per cycle: bob on each, lean side to side, squash on landing.
+            bob = -abs(sin(phase)) * height * 0.07
+            sway = sin(phase) * 0.08
+            squashY = 1 - 0.06 * cos(2 * phase)
+            squashX = 1 + 0.04 * cos(2 * phase)
+        }
+        if !zombie.isBeaten {
+            let shadowWidth = width * 0.7 * (1 + bob / height)
+            canvas.fillEllipse(Rect(feet.x - shadowWidth / 2, feet.y - 7, shadowWidth, 10), Color(r: 0, g: 0, b: 0, a: 60))
+        }
+        let w = width * squashX * scale
+        let h = height * squashY * scale
+        let box = zombie.isBeaten
+            ? Rect(center: Point(rect.midX, rect.midY), size: Size(w, h))
+            : Rect(feet.x - w / 2, feet.y + bob - h, w, h)
+        canvas.drawImage(image, in: box, rotation: sway, alpha: alpha)
+        if zombie.isBeaten, case .beaten(let elapsed) = zombie.state, elapsed < 0.2 {
+            let burst = side * (0.6 + elapsed * 3)
+            canvas.drawEmoji("💥", in: Rect(center: Point(rect.midX, rect.minY + side * 0.3), size: Size(burst, burst)),
+                             fonts: fonts, alpha: 1 - elapsed * 4)
+        }
+    }
+}
+
+/// The lawn: striped grass, a few graves where the zombies come from, the zombies sorted so
+/// the nearer ones are drawn on top, and touch-down hits.
+final class LawnView: View {
+    weak var owner: BeatZombiesScene?
+    private let decorations: [(emoji: String, x: Double, y: Double, size: Double)]
+
+    init(seed: UInt64) {
+        var random = SeededRandom(seed: seed ^ 0x5EED)
+        var items: [(String, Double, Double, Double)] = []
+        for _ in 0..<7 {
+            items.append(([ "🌼", "🌿", "🍄" ][random.below(3)], random.unit(), random.unit(), 18 + 8 * random.unit()))
+        }
+        for i in 0..<3 {
+            items.append(("🪦", 0.93 + 0.04 * random.unit(), 0.15 + 0.3 * Double(i) + 0.1 * random.unit(), 34))
+        }
+        decorations = items
+        super.init(frame: .zero)
+    }
+
+    override var acceptsTouches: Bool { true }
+
+    override func touchBegan(_ touch: Touch) {
+        owner?.lawnTouched(at: touch.location)
+    }
+
+    override func draw(_ canvas: Canvas) {
+        let stripes = 6
+        let stripeHeight = bounds.height / Double(stripes)
+        for i in 0..<stripes {
+            let color = i % 2 == 0 ? Color(hex: 0x5DAE45) : Color(hex: 0x529E3D)
+            canvas.fill(Rect(0, Double(i) * stripeHeight, bounds.width, stripeHeight + 1), color)
+        }
+        // A soft darker band along the top edge, under the bar's shadow.
+        canvas.fillVerticalGradient(Rect(0, 0, bounds.width, 18), top: Color(r: 0, g: 0, b: 0, a: 60),
+                                    bottom: Color(r: 0, g: 0, b: 0, a: 0))
+        let fonts = UIEnvironment.fonts
+        for item in decorations {
+            let center = Point(item.x * bounds.width, 20 + item.y * (bounds.height - 40))
+            canvas.drawEmoji(item.emoji, in: Rect(center: center, size: Size(item.size, item.size)), fonts: fonts,
+                             alpha: item.emoji == "🪦" ? 0.9 : 0.75)
+        }
+        guard let scene = owner else { return }
+        let game = scene.game
+        let order = game.zombies.sorted { game.drawFrame(of: $0).maxY < game.drawFrame(of: $1).maxY }
+        for zombie in order where !zombie.isBeaten { scene.drawZombie(zombie, canvas) }
+        // Beaten zombies on top: they grow over their neighbours.
+        for zombie in order where zombie.isBeaten { scene.drawZombie(zombie, canvas) }
+    }
+}
+
+/// "The zombies won": a dimmed cover and a panel that grows from the centre to twice its
+/// size over a second, then the restart button appears.
+final class LostOverlay: View {
+    let panel = Panel(fill: Theme.surface)
+    let titleLabel: Label
+    let messageLabel: Label
+    let icon = ImageView(emoji: "🧟")
+    let restartButton: Button
+
+    init(title: String, message: String, buttonTitle: String) {
+        titleLabel = Label(title, style: Theme.title.with(color: Theme.error))
+        messageLabel = Label(message, style: Theme.body.with(color: Theme.textDim))
+        restartButton = Button(buttonTitle, icon: "🔄")
+        super.init(frame: .zero)
+        backgroundColor = Theme.dimCover
+        addSubview(panel)
+        [icon, titleLabel, messageLabel].forEach(panel.addSubview)
+        addSubview(restartButton)
+        titleLabel.shrinksToFit = true
+    }
+
+    override var acceptsTouches: Bool { true }
+
+    func layout(in size: Size) {
+        frame = Rect(0, 0, size.width, size.height)
+        let width = min(480, size.width - 40)
+        let height: Double = 240
+        panel.frame = Rect(center: Point(size.width / 2, size.height / 2 - 30), size: Size(width, height))
+        icon.frame = Rect(width / 2 - 40, 16, 80, 80)
+        titleLabel.frame = Rect(20, 100, width - 40, 56)
+        messageLabel.frame = Rect(20, 160, width - 40, 40)
+        restartButton.frame = Rect(center: Point(size.width / 2, panel.frame.maxY + 50), size: Size(240, 64))
+    }
+
+    func present(animator: Animator) {
+        alpha = 0
+        panel.scale = 0.5
+        restartButton.isHidden = true
+        restartButton.alpha = 0
+        animator.tween(duration: 1.0, easing: .easeOut) { [weak self] t in
+            self?.alpha = min(1, t * 3)
+            self?.panel.scale = lerp(0.5, 1, t)
+        }.onComplete { [weak self] in
+            guard let self else { return }
+            self.restartButton.isHidden = false
+            animator.tween(duration: Theme.normal) { [weak self] t in self?.restartButton.alpha = t }
+        }
+    }
+}

@@ -1,1 +1,0 @@
-// Game2048: being built; see docs/ARCHITECTURE.md.

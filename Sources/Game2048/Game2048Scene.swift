@@ -1,0 +1,595 @@
+import Audio
+import Graphics
+import Input
+import UI
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// 2048 on the kiosk: a "ready?" start screen, then tabs for the game, its settings (board
+/// size, practice buttons) and a background colour. Swipes and arrow keys move; a move
+/// made while tiles still slide finishes the slide first, so no swipe is lost.
+public final class Game2048Scene: Scene, GameScene {
+    /// How long tiles slide, and how long merged and new tiles pop.
+    static let slideDuration = 0.1
+    static let popDuration = 0.15
+    /// Attract mode: seconds between moves, and the pause on a finished board.
+    static let autoplayInterval = 0.3
+    static let autoplayRestartDelay = 2.5
+
+    public var isAutoplaying = false {
+        didSet {
+            guard isAutoplaying != oldValue else { return }
+            if isAutoplaying {
+                dialog?.dismiss()
+                dialog = nil
+                if !started { started = true }
+                showTab(0)
+                newGame()
+                autoplayClock = 0
+            }
+            updateVisibility()
+        }
+    }
+
+    private let sound: SoundBoard
+    private let storage: GameStorage
+    private let language: Language
+    private var seeds: SeededRandom
+    private(set) var model: Game2048Model
+    private var boardSize: Int
+    private var themeIndex: Int
+    /// The practice buttons were used this game: its score is not a record.
+    private(set) var isPractice = false
+    private(set) var started = false
+    private(set) var selectedTab = 0
+
+    private let autoplayer = Game2048Autoplayer()
+    private var autoplayClock = 0.0
+    private var boardTweens: [Tween] = []
+    private(set) var tileViews: [Int: TileView] = [:]
+    private var dialog: Dialog?
+
+    // Views
+    private let homeButton = Button("", icon: "🏠", kind: .secondary)
+    private let tabs: TabBar
+    private let startPage = View()
+    private let logo = View()
+    private let readyLabel = Label("", style: Theme.title)
+    private let readyCaption = Label("", style: Theme.body.with(color: Theme.textDim))
+    private let goButton = Button("")
+    private let gamePage = View()
+    let board: BoardView
+    private let scoreBox: ScoreBox
+    private let bestBox: ScoreBox
+    private let undoButton = Button("", icon: "↩️", kind: .secondary)
+    private let newGameButton = Button("", kind: .secondary)
+    private let hintLabel = Label("", style: Theme.caption)
+    private let practiceBadge = Label("", style: Theme.caption.with(weight: .bold, color: Theme.accent))
+    private let settingsPage = View()
+    private let sizeTitle = Label("", style: Theme.heading.with(alignment: .left))
+    private var sizeButtons: [Button] = []
+    private let practiceTitle = Label("", style: Theme.heading.with(alignment: .left))
+    private let practiceNote = Label("", style: Theme.caption.with(alignment: .left))
+    private let resetButton = Button("", kind: .secondary)
+    private let spawnButton = Button("", kind: .secondary)
+    private let themePage = View()
+    private let themeTitle = Label("", style: Theme.heading.with(alignment: .left))
+    private var swatches: [SwatchButton] = []
+
+    public init(sound: SoundBoard, storage: GameStorage, language: Language, seed: UInt64) {
+        self.sound = sound
+        self.storage = storage
+        self.language = language
+        seeds = SeededRandom(seed: seed)
+        let savedSize = storage.integer(Keys.size) ?? Game2048Model.defaultSize
+        boardSize = Game2048Model.sizes.contains(savedSize) ? savedSize : Game2048Model.defaultSize
+        let savedTheme = storage.string(Keys.theme)
+        themeIndex = BackgroundTheme.all.firstIndex { $0.key == savedTheme } ?? 0
+        model = Game2048Model(checkedSize: boardSize, seed: seeds.next())
+        let zh = language == .chinese
+        tabs = TabBar(titles: zh ? ["游戏", "设置", "颜色"] : ["Game", "Settings", "Colour"],
+                      icons: ["🎮", "⚙️", "🎨"])
+        board = BoardView(size: boardSize)
+        scoreBox = ScoreBox(title: zh ? "分数" : "Score")
+        bestBox = ScoreBox(title: zh ? "最高" : "Best")
+        super.init()
+        build()
+    }
+
+    enum Keys {
+        static let size = "2048.size"
+        static let theme = "2048.theme"
+        static func best(_ size: Int) -> String { "2048.best.\(size)x\(size)" }
+    }
+
+    private func text(_ english: String, _ chinese: String) -> String {
+        language == .chinese ? chinese : english
+    }
+
+    // MARK: - Building
+
+    private func build() {
+        backgroundColor = BackgroundTheme.all[themeIndex].color
+        homeButton.holdDuration = 0.8
+        homeButton.action = { [weak self] in self?.onHome?() }
+        tabs.onSelect = { [weak self] index in self?.showTab(index) }
+
+        // Start page: the logo tiles, "Ready?" and the button that starts play.
+        for (i, value) in [2, 0, 4, 8].enumerated() {
+            let tile = LogoTile(digit: value, fill: TilePalette.fill([2, 8, 128, 2048][i]),
+                                textColor: TilePalette.text([2, 8, 128, 2048][i]))
+            logo.addSubview(tile)
+        }
+        readyLabel.text = text("Ready?", "准备好了吗？")
+        goButton.title = text("Let's go!", "开始！")
+        goButton.action = { [weak self] in self?.start() }
+        [logo, readyLabel, readyCaption, goButton].forEach(startPage.addSubview)
+
+        // Game page.
+        undoButton.title = text("Undo", "撤销")
+        undoButton.action = { [weak self] in self?.undo() }
+        newGameButton.title = text("New game", "新游戏")
+        newGameButton.action = { [weak self] in self?.newGame() }
+        hintLabel.text = text("Swipe or use the arrow keys", "滑动或使用方向键")
+        hintLabel.wraps = true
+        practiceBadge.text = text("Practice", "练习模式")
+        [board, scoreBox, bestBox, undoButton, newGameButton, hintLabel, practiceBadge].forEach(gamePage.addSubview)
+
+        // Settings page: board size, and the practice buttons of the original demo.
+        sizeTitle.text = text("Board size", "棋盘大小")
+        for size in Game2048Model.sizes {
+            let button = Button("\(size)×\(size)", kind: .secondary)
+            button.action = { [weak self] in self?.chooseSize(size) }
+            sizeButtons.append(button)
+        }
+        practiceTitle.text = text("Practice", "练习")
+        practiceNote.text = text("Clear the board or drop in a tile. Practice games set no best score.",
+                                 "清空棋盘或添加方块。练习局不计最高分。")
+        resetButton.title = text("Clear board", "清空棋盘")
+        resetButton.action = { [weak self] in self?.practiceReset() }
+        spawnButton.title = text("Add a tile", "添加方块")
+        spawnButton.action = { [weak self] in self?.practiceSpawn() }
+        ([sizeTitle, practiceTitle, practiceNote, resetButton, spawnButton] + sizeButtons).forEach(settingsPage.addSubview)
+
+        // Colour page.
+        themeTitle.text = text("Background colour", "背景颜色")
+        themePage.addSubview(themeTitle)
+        for (i, theme) in BackgroundTheme.all.enumerated() {
+            let swatch = SwatchButton(name: language == .chinese ? theme.chinese : theme.english, color: theme.color)
+            swatch.action = { [weak self] in self?.chooseTheme(i) }
+            swatches.append(swatch)
+            themePage.addSubview(swatch)
+        }
+
+        [startPage, gamePage, settingsPage, themePage, tabs, homeButton].forEach(addSubview)
+        refreshLabels()
+        updateVisibility()
+    }
+
+    // MARK: - Layout
+
+    public override func layout() {
+        finishBoardAnimations()
+        let w = size.width, h = size.height
+        let margin = 16.0
+        homeButton.frame = Rect(margin, margin, 56, 56)
+        tabs.frame = Rect(margin + 72, margin, w - 2 * margin - 72, 56)
+        let top = margin + 56 + 16
+        let content = Rect(margin, top, w - 2 * margin, h - top - margin)
+        for page in [gamePage, settingsPage, themePage] { page.frame = content }
+        startPage.frame = Rect(0, 0, w, h)
+        if let dialog { dialog.layout(in: size) }
+
+        layoutStart(w: w, h: h)
+        layoutGame(content.size)
+        layoutSettings(content.size)
+        layoutTheme(content.size)
+        syncTiles()
+    }
+
+    private func layoutStart(w: Double, h: Double) {
+        let tile = min(96, (w - 120) / 4 - 12)
+        logo.frame = Rect(center: Point(w / 2, h * 0.32), size: Size(tile * 4 + 14 * 3, tile))
+        for (i, view) in logo.subviews.enumerated() {
+            view.frame = Rect(Double(i) * (tile + 14), 0, tile, tile)
+        }
+        readyLabel.frame = Rect(0, logo.frame.maxY + 22, w, 56)
+        readyCaption.frame = Rect(0, readyLabel.frame.maxY, w, 34)
+        goButton.frame = Rect(center: Point(w / 2, readyCaption.frame.maxY + 52), size: Size(240, 68))
+    }
+
+    private func layoutGame(_ area: Size) {
+        if area.width >= area.height {
+            // Landscape: the board on the left, scores and buttons in a column on the right.
+            let side = min(area.height, area.width - 260)
+            let panelWidth = min(260, area.width - side - 24)
+            let left = (area.width - side - 24 - panelWidth) / 2
+            board.frame = Rect(left, (area.height - side) / 2, side, side)
+            let x = board.frame.maxX + 24
+            let boxWidth = (panelWidth - 12) / 2
+            scoreBox.frame = Rect(x, board.frame.minY, boxWidth, 76)
+            bestBox.frame = Rect(x + boxWidth + 12, board.frame.minY, boxWidth, 76)
+            undoButton.frame = Rect(x, scoreBox.frame.maxY + 20, panelWidth, 60)
+            newGameButton.frame = Rect(x, undoButton.frame.maxY + 14, panelWidth, 60)
+            practiceBadge.frame = Rect(x, newGameButton.frame.maxY + 12, panelWidth, 26)
+            hintLabel.frame = Rect(x, board.frame.maxY - 52, panelWidth, 52)
+        } else {
+            // Portrait: scores above the board, buttons below it.
+            let side = min(area.width, area.height - 76 - 16 - 60 - 16 - 30)
+            let x = (area.width - side) / 2
+            let boxWidth = (side - 12) / 2
+            scoreBox.frame = Rect(x, 0, boxWidth, 76)
+            bestBox.frame = Rect(x + boxWidth + 12, 0, boxWidth, 76)
+            board.frame = Rect(x, 92, side, side)
+            undoButton.frame = Rect(x, board.frame.maxY + 16, boxWidth, 60)
+            newGameButton.frame = Rect(x + boxWidth + 12, board.frame.maxY + 16, boxWidth, 60)
+            practiceBadge.frame = Rect(x, newGameButton.frame.maxY + 4, side, 26)
+            hintLabel.frame = Rect(x, newGameButton.frame.maxY + 4, side, 30)
+        }
+    }
+
+    private func layoutSettings(_ area: Size) {
+        let columns = area.width >= area.height ? 6 : 3
+        sizeTitle.frame = Rect(8, 0, area.width - 16, 44)
+        let rows = (sizeButtons.count + columns - 1) / columns
+        let grid = GridLayout(columns: columns, rows: rows, spacing: 12)
+            .frames(in: Rect(8, 52, area.width - 16, Double(rows) * 64 + Double(rows - 1) * 12))
+        for (button, frame) in zip(sizeButtons, grid) { button.frame = frame }
+        let y = (grid.last?.maxY ?? 100) + 28
+        practiceTitle.frame = Rect(8, y, area.width - 16, 44)
+        practiceNote.frame = Rect(8, y + 44, area.width - 16, 48)
+        let bw = min(280, (area.width - 16 - 12) / 2)
+        resetButton.frame = Rect(8, y + 100, bw, 60)
+        spawnButton.frame = Rect(8 + bw + 12, y + 100, bw, 60)
+    }
+
+    private func layoutTheme(_ area: Size) {
+        themeTitle.frame = Rect(8, 0, area.width - 16, 44)
+        let columns = area.width >= area.height ? 4 : 2
+        let rows = (swatches.count + columns - 1) / columns
+        let frames = GridLayout(columns: columns, rows: rows, spacing: 14)
+            .frames(in: Rect(8, 56, area.width - 16, min(area.height - 64, Double(rows) * 110)))
+        for (swatch, frame) in zip(swatches, frames) { swatch.frame = frame }
+    }
+
+    // MARK: - Pages
+
+    private func updateVisibility() {
+        let playing = started
+        startPage.isHidden = playing
+        tabs.isHidden = !playing || isAutoplaying
+        gamePage.isHidden = !playing || selectedTab != 0
+        settingsPage.isHidden = !playing || selectedTab != 1
+        themePage.isHidden = !playing || selectedTab != 2
+        if !playing { focus(goButton) }
+    }
+
+    private func showTab(_ index: Int) {
+        finishBoardAnimations()
+        selectedTab = index
+        if tabs.selectedIndex != index { tabs.selectedIndex = index }
+        updateVisibility()
+    }
+
+    /// The "ready?" confirmation: play begins.
+    func start() {
+        started = true
+        showTab(0)
+    }
+
+    // MARK: - Moves
+
+    public override func handleSwipe(_ direction: SwipeDirection) -> Bool {
+        guard canTakeMoves else { return false }
+        move(Direction(direction))
+        return true
+    }
+
+    public override func handleKey(_ key: Key) -> Bool {
+        guard canTakeMoves else { return false }
+        switch key {
+        case .up: move(.up)
+        case .down: move(.down)
+        case .left: move(.left)
+        case .right: move(.right)
+        default: return false
+        }
+        return true
+    }
+
+    private var canTakeMoves: Bool {
+        started && selectedTab == 0 && !isAutoplaying && dialog == nil
+    }
+
+    /// Applies a move; a slide still running is finished first so this one starts clean.
+    func move(_ direction: Direction) {
+        finishBoardAnimations()
+        let record = model.move(direction)
+        guard record.changed else { return }
+        animate(record)
+        refreshLabels()
+        if !record.merges.isEmpty { sound.play(.tileMerge, gain: 0.8, pan: 0) }
+        if record.won {
+            sound.play(.win)
+            if isAutoplaying { model.keepGoing() } else { showWin() }
+        } else if record.gameOver {
+            sound.play(.gameOver)
+            if !isAutoplaying { showGameOver() }
+        }
+    }
+
+    private func undo() {
+        finishBoardAnimations()
+        guard model.undo() else { return }
+        syncTiles()
+        refreshLabels()
+    }
+
+    func newGame() {
+        finishBoardAnimations()
+        model = Game2048Model(checkedSize: boardSize, seed: seeds.next())
+        isPractice = false
+        rebuildTiles()
+        refreshLabels()
+    }
+
+    /// Plays on from a given position (tests and demonstrations).
+    func load(_ position: Game2048Model) {
+        finishBoardAnimations()
+        model = position
+        rebuildTiles()
+        refreshLabels()
+    }
+
+    private func chooseSize(_ size: Int) {
+        guard Game2048Model.sizes.contains(size), size != boardSize else { return }
+        boardSize = size
+        storage.setInteger(Keys.size, size)
+        newGame()
+    }
+
+    private func chooseTheme(_ index: Int) {
+        guard BackgroundTheme.all.indices.contains(index) else { return }
+        themeIndex = index
+        storage.setString(Keys.theme, BackgroundTheme.all[index].key)
+        backgroundColor = BackgroundTheme.all[index].color
+        refreshLabels()
+    }
+
+    private func practiceReset() {
+        finishBoardAnimations()
+        isPractice = true
+        model = (try? Game2048Model(rows: Array(repeating: Array(repeating: 0, count: boardSize), count: boardSize),
+                                    seed: seeds.next())) ?? model
+        rebuildTiles()
+        refreshLabels()
+    }
+
+    private func practiceSpawn() {
+        finishBoardAnimations()
+        isPractice = true
+        if model.phase == .over { return }
+        guard let spawn = model.spawn() else { return }
+        var record = MoveRecord(direction: nil)
+        record.spawn = spawn
+        record.changed = true
+        animate(record, slide: 0)
+        refreshLabels()
+        if model.phase == .over { showGameOver() }
+    }
+
+    // MARK: - Panels
+
+    private func showWin() {
+        let d = Dialog(title: text("You made 2048!", "你拼出了 2048！"),
+                       message: text("Score \(model.score). Keep going for a bigger tile?", "得分 \(model.score)。继续挑战更大的方块？"),
+                       buttons: [
+                        (text("Keep going", "继续"), .primary, { [weak self] in self?.keepGoing() }),
+                        (text("New game", "新游戏"), .secondary, { [weak self] in self?.closeDialog(); self?.newGame() }),
+                       ])
+        d.onCancel = { [weak self] in self?.keepGoing() }
+        present(d)
+    }
+
+    private func showGameOver() {
+        let d = Dialog(title: text("Game over", "游戏结束"),
+                       message: text("Score \(model.score). No moves left.", "得分 \(model.score)，无路可走了。"),
+                       buttons: [
+                        (text("Try again", "再来一局"), .primary, { [weak self] in self?.closeDialog(); self?.newGame() }),
+                        (text("Undo", "撤销"), .secondary, { [weak self] in self?.closeDialog(); self?.undo() }),
+                       ])
+        d.onCancel = { [weak self] in self?.closeDialog() }
+        present(d)
+    }
+
+    private func present(_ d: Dialog) {
+        dialog?.dismiss()
+        dialog = d
+        d.present(on: self)
+    }
+
+    private func keepGoing() {
+        closeDialog()
+        model.keepGoing()
+        if model.phase == .over { showGameOver() }
+    }
+
+    private func closeDialog() {
+        dialog = nil
+    }
+
+    // MARK: - Tiles
+
+    private func cellFrame(_ position: Position) -> Rect { board.cellRect(position) }
+
+    private func makeTile(id: Int, value: Int, at position: Position) -> TileView {
+        let view = TileView(value: value, frame: cellFrame(position))
+        tileViews[id] = view
+        board.addSubview(view)
+        return view
+    }
+
+    /// Puts a view for every tile at its cell and removes the rest.
+    private func syncTiles() {
+        var live = Set<Int>()
+        for placed in model.tiles {
+            live.insert(placed.tile.id)
+            if let view = tileViews[placed.tile.id] {
+                view.frame = cellFrame(placed.position)
+                view.value = placed.tile.value
+                view.scale = 1
+                view.alpha = 1
+            } else {
+                _ = makeTile(id: placed.tile.id, value: placed.tile.value, at: placed.position)
+            }
+        }
+        for (id, view) in tileViews where !live.contains(id) {
+            view.removeFromSuperview()
+            tileViews[id] = nil
+        }
+    }
+
+    private func rebuildTiles() {
+        board.size = model.size
+        board.removeAllSubviews()
+        tileViews = [:]
+        syncTiles()
+    }
+
+    /// Slides, then merged tiles pop and the new tile grows in.
+    private func animate(_ record: MoveRecord, slide: Double = Game2048Scene.slideDuration) {
+        for s in record.slides {
+            guard let view = tileViews[s.id] else { continue }
+            let from = cellFrame(s.from), to = cellFrame(s.to)
+            let tween = animator.tween(duration: slide, easing: .easeOut) { t in
+                view.frame = t >= 1 ? to : Rect(lerp(from.x, to.x, t), lerp(from.y, to.y, t), to.width, to.height)
+            }
+            if s.mergesAway {
+                tween.onComplete { [weak self] in
+                    view.removeFromSuperview()
+                    if self?.tileViews[s.id] === view { self?.tileViews[s.id] = nil }
+                }
+            }
+            boardTweens.append(tween)
+        }
+        for merge in record.merges {
+            let view = makeTile(id: merge.id, value: merge.value, at: merge.at)
+            view.alpha = 0
+            boardTweens.append(animator.tween(duration: Self.popDuration, delay: slide, easing: .linear) { t in
+                view.alpha = 1
+                view.scale = 1 + 0.2 * sin(Double.pi * t)
+            })
+        }
+        if let spawn = record.spawn {
+            let view = makeTile(id: spawn.id, value: spawn.value, at: spawn.at)
+            view.alpha = 0
+            view.scale = 0.1
+            boardTweens.append(animator.tween(duration: Self.popDuration, delay: slide, easing: .easeOut) { t in
+                view.alpha = 1
+                view.scale = lerp(0.1, 1, t)
+            })
+        }
+    }
+
+    /// Jumps every running board animation to its end.
+    private func finishBoardAnimations() {
+        let running = boardTweens
+        boardTweens = []
+        for tween in running where !tween.isFinished && !tween.isCancelled {
+            tween.finish()
+            // finish() completes it; cancel() stops the animator from stepping it again.
+            tween.cancel()
+        }
+    }
+
+    private func refreshLabels() {
+        scoreBox.value = model.score
+        var best = storage.integer(Keys.best(model.size)) ?? 0
+        if model.score > best && !isPractice && !isAutoplaying {
+            best = model.score
+            storage.setInteger(Keys.best(model.size), best)
+        }
+        bestBox.value = max(best, isAutoplaying || isPractice ? 0 : model.score)
+        undoButton.isEnabled = model.canUndo
+        practiceBadge.isHidden = !isPractice
+        hintLabel.isHidden = isPractice && size.width < size.height
+        readyCaption.text = text("\(boardSize)×\(boardSize) board · best \(best)", "\(boardSize)×\(boardSize) 棋盘 · 最高 \(best)")
+        for (i, button) in sizeButtons.enumerated() {
+            let kind: Button.Kind = Game2048Model.sizes.lowerBound + i == boardSize ? .primary : .secondary
+            if button.kind != kind { button.kind = kind }
+        }
+        for (i, swatch) in swatches.enumerated() { swatch.isChosen = i == themeIndex }
+    }
+
+    // MARK: - Frames and the kiosk
+
+    public override var isLive: Bool { isAutoplaying }
+
+    public override func update(dt: Double) {
+        boardTweens.removeAll { $0.isFinished || $0.isCancelled }
+        guard isAutoplaying else { return }
+        autoplayClock += dt
+        if model.phase == .over {
+            if autoplayClock >= Self.autoplayRestartDelay {
+                autoplayClock = 0
+                newGame()
+            }
+            return
+        }
+        guard autoplayClock >= Self.autoplayInterval else { return }
+        autoplayClock = 0
+        if let direction = autoplayer.bestMove(for: model) { move(direction) }
+    }
+
+    public override func didAppear() {
+        sound.playMusic(.game2048)
+    }
+
+    public override func willDisappear() {
+        finishBoardAnimations()
+    }
+
+    public func pause() {
+        sound.pauseMusic()
+    }
+
+    public func resume() {
+        sound.resumeMusic()
+    }
+}
+
+extension Direction {
+    init(_ swipe: SwipeDirection) {
+        switch swipe {
+        case .up: self = .up
+        case .down: self = .down
+        case .left: self = .left
+        case .right: self = .right
+        }
+    }
+}
+
+/// A big digit tile for the start screen's "2048" logo.
+final class LogoTile: View {
+    let digit: Int
+    let fill: Color
+    let textColor: Color
+
+    init(digit: Int, fill: Color, textColor: Color) {
+        self.digit = digit
+        self.fill = fill
+        self.textColor = textColor
+        super.init(frame: .zero)
+        visualOutset = 10
+    }
+
+    override func draw(_ canvas: Canvas) {
+        canvas.shadow(bounds, radius: Theme.radius)
+        canvas.fillRoundedRect(bounds, radius: Theme.radius, fill)
+        canvas.drawText(String(digit), in: bounds,
+                        style: TextStyle(size: bounds.height * 0.6, weight: .bold, color: textColor),
+                        fonts: UIEnvironment.fonts, wrap: false)
+    }
+}

@@ -1,0 +1,161 @@
+import Graphics
+import UI
+
+/// Tile colours: a cool-to-warm ramp that ends on the kiosk's amber at 2048, so the goal
+/// stands out; past it the tiles turn deep and keep the amber in their numbers.
+enum TilePalette {
+    static func fill(_ value: Int) -> Color {
+        switch value {
+        case 2: Color(hex: 0xE9ECF5)
+        case 4: Color(hex: 0xD3DAF0)
+        case 8: Color(hex: 0x8FD8F8)
+        case 16: Color(hex: 0x45B8F0)
+        case 32: Color(hex: 0x7C8CF8)
+        case 64: Color(hex: 0x5B5CE6)
+        case 128: Color(hex: 0xB67CF5)
+        case 256: Color(hex: 0x9A4CEB)
+        case 512: Color(hex: 0xF06AAE)
+        case 1024: Color(hex: 0xF2546E)
+        case 2048: Color(hex: 0xFFB938)
+        case 4096: Color(hex: 0xF97316)
+        default: Color(hex: 0x10131D)
+        }
+    }
+
+    static func text(_ value: Int) -> Color {
+        switch value {
+        case 2, 4: Color(hex: 0x2A3047)
+        case 8, 16, 2048: Color(hex: 0x1B2033)
+        case 4096: Color.white
+        case let v where v > 4096: Theme.accent
+        default: Color.white
+        }
+    }
+}
+
+/// One numbered tile; the number shrinks to fit four or five digits.
+final class TileView: View {
+    var value: Int { didSet { if value != oldValue { setNeedsDisplay() } } }
+
+    init(value: Int, frame: Rect) {
+        self.value = value
+        super.init(frame: frame)
+        visualOutset = 4
+    }
+
+    override func draw(_ canvas: Canvas) {
+        let radius = max(4, bounds.width * 0.09)
+        canvas.shadow(bounds, radius: radius, blur: 3, offsetY: 2, color: Color(r: 0, g: 0, b: 0, a: 60))
+        canvas.fillRoundedRect(bounds, radius: radius, TilePalette.fill(value))
+        let text = String(value)
+        var style = TextStyle(size: bounds.height * (text.count <= 2 ? 0.5 : 0.42), weight: .bold,
+                              color: TilePalette.text(value))
+        let available = bounds.width * 0.82
+        let width = UIEnvironment.fonts.measure(text, style: style, scale: canvas.scale)
+        if width > available { style.size *= available / width }
+        canvas.drawText(text, in: bounds, style: style, fonts: UIEnvironment.fonts, wrap: false)
+    }
+}
+
+/// The board's well and empty cells; tiles are its subviews, placed by `cellRect`.
+final class BoardView: View {
+    var size: Int { didSet { if size != oldValue { setNeedsDisplay() } } }
+
+    init(size: Int) {
+        self.size = size
+        super.init(frame: .zero)
+        visualOutset = 14
+    }
+
+    var gap: Double { max(4, frame.width * 0.12 / Double(size + 1)) }
+    var cell: Double { (frame.width - gap * Double(size + 1)) / Double(size) }
+
+    func cellRect(_ position: Position) -> Rect {
+        Rect(gap + Double(position.column) * (cell + gap), gap + Double(position.row) * (cell + gap), cell, cell)
+    }
+
+    override func draw(_ canvas: Canvas) {
+        canvas.shadow(bounds, radius: Theme.radius)
+        canvas.fillRoundedRect(bounds, radius: Theme.radius, Theme.surface)
+        let empty = Theme.surfaceRaised
+        for row in 0..<size {
+            for column in 0..<size {
+                canvas.fillRoundedRect(cellRect(Position(row: row, column: column)), radius: max(4, cell * 0.09), empty)
+            }
+        }
+    }
+}
+
+/// A caption over a number: score and best.
+final class ScoreBox: View {
+    var title: String { didSet { if title != oldValue { setNeedsDisplay() } } }
+    var value: Int { didSet { if value != oldValue { setNeedsDisplay() } } }
+
+    init(title: String) {
+        self.title = title
+        value = 0
+        super.init(frame: .zero)
+        cornerRadius = Theme.radius
+        backgroundColor = Theme.surface
+    }
+
+    override func draw(_ canvas: Canvas) {
+        super.draw(canvas)
+        let fonts = UIEnvironment.fonts
+        canvas.drawText(title.uppercased(), in: Rect(8, 6, bounds.width - 16, bounds.height * 0.36),
+                        style: Theme.caption.with(weight: .bold), fonts: fonts, wrap: false)
+        let text = String(value)
+        var style = TextStyle(size: min(32, bounds.height * 0.45), weight: .bold, color: Theme.text)
+        let available = bounds.width - 16
+        let width = fonts.measure(text, style: style, scale: canvas.scale)
+        if width > available { style.size *= available / width }
+        canvas.drawText(text, in: Rect(8, bounds.height * 0.36, bounds.width - 16, bounds.height * 0.6),
+                        style: style, fonts: fonts, wrap: false)
+    }
+}
+
+/// A named background colour to pick on the theme tab.
+struct BackgroundTheme: Sendable {
+    let key: String
+    let english: String
+    let chinese: String
+    let color: Color
+
+    static let all: [BackgroundTheme] = [
+        BackgroundTheme(key: "night", english: "Night", chinese: "夜空", color: Theme.background),
+        BackgroundTheme(key: "ocean", english: "Ocean", chinese: "海洋", color: Color(hex: 0x0E2A47)),
+        BackgroundTheme(key: "forest", english: "Forest", chinese: "森林", color: Color(hex: 0x123222)),
+        BackgroundTheme(key: "plum", english: "Plum", chinese: "梅子", color: Color(hex: 0x2F1638)),
+        BackgroundTheme(key: "ember", english: "Ember", chinese: "余烬", color: Color(hex: 0x3A1C14)),
+        BackgroundTheme(key: "teal", english: "Teal", chinese: "青绿", color: Color(hex: 0x0D3537)),
+        BackgroundTheme(key: "wine", english: "Wine", chinese: "酒红", color: Color(hex: 0x3B0F22)),
+        BackgroundTheme(key: "slate", english: "Slate", chinese: "石板", color: Color(hex: 0x2A2F3A)),
+    ]
+}
+
+/// A colour swatch with its name; a ring marks the chosen one.
+final class SwatchButton: Button {
+    let swatch: Color
+    var isChosen = false { didSet { if isChosen != oldValue { setNeedsDisplay() } } }
+
+    init(name: String, color: Color) {
+        swatch = color
+        super.init(name, kind: .secondary)
+    }
+
+    override func draw(_ canvas: Canvas) {
+        let r = bounds.insetBy(isPressed ? 2 : 0, isPressed ? 2 : 0)
+        canvas.shadow(r, radius: cornerRadius, blur: 4, offsetY: 2, color: Color(r: 0, g: 0, b: 0, a: 70))
+        canvas.fillRoundedRect(r, radius: cornerRadius, swatch.lighter(isPressed ? 0.02 : 0.06))
+        canvas.strokeRoundedRect(r, radius: cornerRadius, width: isChosen ? 4 : 1.5,
+                                 isChosen ? Theme.accent : Theme.text.withAlpha(0.25))
+        if isFocused {
+            canvas.strokeRoundedRect(bounds.insetBy(-5, -5), radius: cornerRadius + 5, width: 3, Theme.text)
+        }
+        canvas.drawText(title, in: r.insetBy(6, 0), style: Theme.button.with(color: Theme.text),
+                        fonts: UIEnvironment.fonts)
+        if isChosen {
+            canvas.fillCircle(center: Point(r.maxX - 18, r.minY + 18), radius: 8, Theme.accent)
+        }
+    }
+}

@@ -1,0 +1,316 @@
+// The rules of Guess Picture (超级猜图): pure values, the standard library only, time passed in.
+
+/// One puzzle: a picture, its category as the title, the answer and 21 option characters
+/// that contain the answer's characters.
+public struct Question: Equatable, Sendable {
+    public static let optionCount = 21
+
+    /// The picture, an emoji (one grapheme).
+    public let picture: String
+    /// The category, shown as the title ("animal", "动物").
+    public let title: String
+    public let answer: [Character]
+    /// The options as written in the pack; the game shuffles them per question.
+    public let options: [Character]
+
+    public init(picture: String, title: String, answer: String, options: [Character]) {
+        self.picture = picture
+        self.title = title
+        self.answer = Array(answer)
+        self.options = options
+    }
+}
+
+/// A small deterministic generator (SplitMix64), so a seed gives the same shuffles on every
+/// machine and Swift version.
+struct QuizRandom: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// Uniform in 0..<bound without modulo bias.
+    mutating func below(_ bound: Int) -> Int {
+        precondition(bound > 0, "below() needs a positive bound")
+        let limit = UInt64(bound)
+        let threshold = (0 &- limit) % limit
+        while true {
+            let value = next()
+            if value >= threshold { return Int(value % limit) }
+        }
+    }
+
+    mutating func unit() -> Double {
+        Double(next() >> 11) * (1.0 / 9_007_199_254_740_992.0)
+    }
+
+    /// Fisher-Yates: every order equally likely (the original's random comparator wasn't).
+    mutating func shuffle<T>(_ items: inout [T]) {
+        guard items.count > 1 else { return }
+        for i in stride(from: items.count - 1, to: 0, by: -1) {
+            let j = below(i + 1)
+            if i != j { items.swapAt(i, j) }
+        }
+    }
+}
+
+/// What a step did, for the scene's sounds and animations.
+public enum GuessPictureEvent: Equatable, Sendable {
+    /// The option's character went into the slot.
+    case placed(option: Int, slot: Int)
+    /// The slot's character went back to its option.
+    case returned(slot: Int, option: Int)
+    /// The full answer was right; the score is now `score`. The next question follows.
+    case right(score: Int)
+    /// The full answer was wrong.
+    case wrong
+    /// A hint was taken; the score is now `score`.
+    case hint(score: Int)
+    /// A new question is showing (after a right answer or "next").
+    case newQuestion(index: Int)
+    /// The last question was answered: the end-of-pack screen.
+    case finished(score: Int)
+}
+
+public struct GuessPictureRules: Equatable, Sendable {
+    public var rightAnswerPoints = 800
+    public var hintCost = 1000
+    /// Seconds between a right answer and the next question.
+    public var advanceDelay = 0.5
+
+    public init() {}
+}
+
+public struct GuessPictureGame: Sendable {
+    public enum Judgement: Equatable, Sendable {
+        /// Some slot is empty.
+        case incomplete
+        /// Full and right: shown blue while waiting for the next question.
+        case right
+        /// Full and wrong: shown red until a slot is emptied.
+        case wrong
+    }
+
+    public enum Phase: Equatable, Sendable {
+        case playing
+        /// Answered right; the next question comes when `remaining` seconds have passed.
+        case advancing(remaining: Double)
+        /// Past the last question.
+        case finished
+    }
+
+    public let questions: [Question]
+    public let rules: GuessPictureRules
+    public private(set) var index = 0
+    public private(set) var score = 0
+    public private(set) var phase: Phase = .playing
+    public private(set) var judgement: Judgement = .incomplete
+    /// The current question's options in their shuffled order.
+    public private(set) var options: [Character] = []
+    /// True for an option whose character sits in a slot.
+    public private(set) var optionHidden: [Bool] = []
+    /// Per answer slot: the option whose character fills it, or nil when empty.
+    public private(set) var slots: [Int?] = []
+    /// Questions answered right and hints taken in this run (for the end-of-pack screen).
+    public private(set) var answeredRight = 0
+    public private(set) var hintsUsed = 0
+    private var random: QuizRandom
+
+    /// A game over the questions in order. An empty list starts finished.
+    public init(questions: [Question], seed: UInt64, rules: GuessPictureRules = GuessPictureRules()) {
+        self.questions = questions
+        self.rules = rules
+        self.random = QuizRandom(seed: seed)
+        if questions.isEmpty {
+            phase = .finished
+        } else {
+            load(0)
+        }
+    }
+
+    // MARK: - Reading the state
+
+    public var question: Question? {
+        questions.indices.contains(index) ? questions[index] : nil
+    }
+
+    /// "3/120".
+    public var progressText: String { "\(min(index + 1, questions.count))/\(questions.count)" }
+
+    /// The character in each slot (nil for an empty one).
+    public var slotCharacters: [Character?] {
+        slots.map { $0.map { options[$0] } }
+    }
+
+    /// "Next" is disabled on the last question (and once the pack is done).
+    public var canGoNext: Bool { phase == .playing && index + 1 < questions.count }
+
+    public var isFinished: Bool { phase == .finished }
+
+    // MARK: - Steps
+
+    /// Tapping an option puts its character in the first empty slot and hides it.
+    @discardableResult
+    public mutating func tapOption(_ option: Int) -> [GuessPictureEvent] {
+        guard phase == .playing, options.indices.contains(option), !optionHidden[option],
+            let slot = slots.firstIndex(where: { $0 == nil })
+        else { return [] }
+        slots[slot] = option
+        optionHidden[option] = true
+        var events: [GuessPictureEvent] = [.placed(option: option, slot: slot)]
+        judgeIfFull(&events)
+        return events
+    }
+
+    /// Tapping a filled slot sends its character back to the very option it came from, so a
+    /// character that occurs twice returns to the right button.
+    @discardableResult
+    public mutating func tapSlot(_ slot: Int) -> [GuessPictureEvent] {
+        guard phase == .playing, slots.indices.contains(slot), let option = slots[slot] else { return [] }
+        slots[slot] = nil
+        optionHidden[option] = false
+        judgement = .incomplete
+        return [.returned(slot: slot, option: option)]
+    }
+
+    /// Empties the slots and places the answer's first character, for a price.
+    @discardableResult
+    public mutating func hint() -> [GuessPictureEvent] {
+        guard phase == .playing, let question, let first = question.answer.first else { return [] }
+        for slot in slots.indices { slots[slot] = nil }
+        for option in optionHidden.indices { optionHidden[option] = false }
+        judgement = .incomplete
+        score -= rules.hintCost
+        hintsUsed += 1
+        var events: [GuessPictureEvent] = [.hint(score: score)]
+        if let option = options.firstIndex(of: first) {
+            slots[0] = option
+            optionHidden[option] = true
+            events.append(.placed(option: option, slot: 0))
+            judgeIfFull(&events)
+        }
+        return events
+    }
+
+    /// Skips to the next question; does nothing on the last one.
+    @discardableResult
+    public mutating func next() -> [GuessPictureEvent] {
+        guard canGoNext else { return [] }
+        load(index + 1)
+        return [.newQuestion(index: index)]
+    }
+
+    /// Lets time pass: after a right answer, the next question (or the end) comes when the
+    /// delay is over.
+    @discardableResult
+    public mutating func advance(by seconds: Double) -> [GuessPictureEvent] {
+        guard case .advancing(let remaining) = phase, seconds.isFinite, seconds > 0 else { return [] }
+        let left = remaining - seconds
+        if left > 1e-9 {
+            phase = .advancing(remaining: left)
+            return []
+        }
+        if index + 1 < questions.count {
+            load(index + 1)
+            return [.newQuestion(index: index)]
+        }
+        phase = .finished
+        return [.finished(score: score)]
+    }
+
+    /// Starts the pack again from the first question with a zero score.
+    public mutating func restart() {
+        score = 0
+        answeredRight = 0
+        hintsUsed = 0
+        if questions.isEmpty {
+            phase = .finished
+        } else {
+            load(0)
+        }
+    }
+
+    private mutating func judgeIfFull(_ events: inout [GuessPictureEvent]) {
+        guard let question, !slots.contains(where: { $0 == nil }) else { return }
+        if slotCharacters.map({ $0! }) == question.answer {
+            judgement = .right
+            score += rules.rightAnswerPoints
+            answeredRight += 1
+            phase = .advancing(remaining: rules.advanceDelay)
+            events.append(.right(score: score))
+        } else {
+            judgement = .wrong
+            events.append(.wrong)
+        }
+    }
+
+    private mutating func load(_ newIndex: Int) {
+        index = newIndex
+        phase = .playing
+        judgement = .incomplete
+        let question = questions[newIndex]
+        options = question.options
+        random.shuffle(&options)
+        optionHidden = Array(repeating: false, count: options.count)
+        slots = Array(repeating: nil, count: question.answer.count)
+    }
+}
+
+/// Plays for the attract mode: picks characters at a human pace, sometimes a wrong one
+/// that it then takes back, now and then a hint. Deterministic for a seed; time passed in.
+public struct GuessPictureAutoplayer: Sendable {
+    public enum Action: Equatable, Sendable {
+        case tapOption(Int)
+        case tapSlot(Int)
+        case hint
+        case next
+    }
+
+    /// Seconds between actions.
+    public var pace: ClosedRange<Double> = 0.6...1.2
+    /// Chance that a pick is a wrong character.
+    public var mistakeChance = 0.15
+    /// Chance of taking a hint at the start of a question.
+    public var hintChance = 0.1
+    private var random: QuizRandom
+    private var untilNext = 1.0
+    private var hintDecidedFor = -1
+
+    public init(seed: UInt64) {
+        random = QuizRandom(seed: seed)
+    }
+
+    /// Lets `seconds` pass; returns the action to take now, if any.
+    public mutating func action(after seconds: Double, in game: GuessPictureGame) -> Action? {
+        guard game.phase == .playing, let question = game.question else { return nil }
+        untilNext -= seconds
+        guard untilNext <= 0 else { return nil }
+        untilNext = pace.lowerBound + (pace.upperBound - pace.lowerBound) * random.unit()
+
+        if hintDecidedFor != game.index {
+            hintDecidedFor = game.index
+            if random.unit() < hintChance { return .hint }
+        }
+        // Take back the first wrong character, if any.
+        for (slot, character) in game.slotCharacters.enumerated() {
+            if let character, character != question.answer[slot] { return .tapSlot(slot) }
+        }
+        guard let slot = game.slots.firstIndex(where: { $0 == nil }) else { return nil }
+        let visible = game.options.indices.filter { !game.optionHidden[$0] }
+        if random.unit() < mistakeChance {
+            let wrong = visible.filter { game.options[$0] != question.answer[slot] }
+            if !wrong.isEmpty { return .tapOption(wrong[random.below(wrong.count)]) }
+        }
+        if let right = visible.first(where: { game.options[$0] == question.answer[slot] }) {
+            return .tapOption(right)
+        }
+        return game.canGoNext ? .next : .hint
+    }
+}

@@ -1,0 +1,565 @@
+import Audio
+import Graphics
+import Platform
+import UI
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Guess Picture (超级猜图) on screen: the picture, its category, "n/total", the score, one
+/// slot per answer character, 21 option buttons in 7 columns, and hint / big picture / next.
+/// The rules live in `GuessPictureGame`; this view feeds it taps and time.
+public final class GuessPictureScene: Scene, GameScene {
+    public var isAutoplaying = false {
+        didSet { if isAutoplaying != oldValue { autoplayer = GuessPictureAutoplayer(seed: seed &+ 7) } }
+    }
+
+    let sound: SoundBoard
+    let storage: GameStorage
+    let language: Language
+    let seed: UInt64
+    /// The pack being played (nil when no valid pack was found).
+    let pack: QuestionPack?
+    /// Why packs were skipped, for the log and the "no packs" screen.
+    let packErrors: [PackError]
+    private(set) var game: GuessPictureGame
+    private var autoplayer: GuessPictureAutoplayer
+    private(set) var isPaused = false
+    private(set) var best: Int
+
+    let topBar = View()
+    let homeButton = Button(icon: "🏠", kind: .secondary)
+    let titleLabel = Label("", style: Theme.heading)
+    let progressLabel = Label("", style: Theme.body.with(color: Theme.textDim, alignment: .right))
+    let scoreLabel = Label("", style: Theme.heading.with(color: Theme.accent, alignment: .right))
+    let pictureCard = PictureCard()
+    let hintButton: Button
+    let bigButton: Button
+    let nextButton: Button
+    let slotRow = View()
+    private(set) var slotViews: [SlotView] = []
+    private(set) var optionButtons: [Button] = []
+    private var bigPicture: BigPictureOverlay?
+    private var endPanel: EndOfPackOverlay?
+    private let emptyLabel = Label("", style: Theme.body.with(color: Theme.textDim))
+    private var shownIndex = -1
+
+    public init(sound: SoundBoard, storage: GameStorage, language: Language, seed: UInt64, dataDirectory: String) {
+        self.sound = sound
+        self.storage = storage
+        self.language = language
+        self.seed = seed
+        let fonts = UIEnvironment.fonts
+        let loaded = QuestionPack.loadAll(directory: dataDirectory + "/packs") { picture in
+            guard let scalar = picture.unicodeScalars.first else { return false }
+            return fonts.emojiImage(scalar, pixelSize: 24) != nil
+        }
+        for error in loaded.errors { Log.warning("guess picture: skipped \(error)") }
+        packErrors = loaded.errors
+        pack = QuestionPack.pick(loaded.packs, language: language.rawValue)
+        game = GuessPictureGame(questions: pack?.questions ?? [], seed: seed)
+        autoplayer = GuessPictureAutoplayer(seed: seed &+ 7)
+        best = 0
+        hintButton = Button("", icon: "💡", kind: .secondary)
+        bigButton = Button("", icon: "🔍", kind: .secondary)
+        nextButton = Button("", icon: "⏭", kind: .secondary)
+        super.init()
+        best = storage.integer(bestKey) ?? 0
+        backgroundColor = Theme.background
+
+        hintButton.title = text("Hint −\(game.rules.hintCost)", "提示 −\(game.rules.hintCost)")
+        bigButton.title = text("Zoom", "大图")
+        nextButton.title = text("Next", "下一题")
+        for button in [hintButton, bigButton, nextButton] {
+            button.textStyle = Theme.button.with(size: 18, color: Theme.text)
+        }
+        homeButton.holdDuration = 0.8
+        homeButton.action = { [weak self] in self?.onHome?() }
+        hintButton.action = { [weak self] in self?.takeHint() }
+        bigButton.action = { [weak self] in self?.showBigPicture() }
+        nextButton.action = { [weak self] in self?.skip() }
+        pictureCard.onTap = { [weak self] in self?.showBigPicture() }
+        titleLabel.shrinksToFit = true
+        scoreLabel.shrinksToFit = true
+
+        topBar.backgroundColor = Theme.surface
+        addSubview(topBar)
+        [homeButton, titleLabel, progressLabel, scoreLabel].forEach(topBar.addSubview)
+        [pictureCard, hintButton, bigButton, nextButton, slotRow, emptyLabel].forEach(addSubview)
+        for index in 0..<Question.optionCount {
+            let button = Button("", kind: .secondary)
+            button.textStyle = Theme.heading.with(size: 26, color: Theme.text)
+            button.action = { [weak self] in self?.tapOption(index) }
+            optionButtons.append(button)
+            addSubview(button)
+        }
+        if pack == nil {
+            emptyLabel.text = text("No question packs found", "没有找到题库")
+                + (packErrors.first.map { "\n\($0)" } ?? "")
+        }
+        emptyLabel.isHidden = pack != nil
+        syncQuestion()
+    }
+
+    private var bestKey: String { "guess.best.\(pack?.language ?? language.rawValue)" }
+
+    private func text(_ english: String, _ chinese: String) -> String {
+        language == .chinese ? chinese : english
+    }
+
+    // MARK: - Layout
+
+    public override func layout() {
+        let barHeight: Double = 64
+        topBar.frame = Rect(0, 0, size.width, barHeight)
+        homeButton.frame = Rect(10, 8, 56, 48)
+        titleLabel.frame = Rect(size.width / 2 - 160, 6, 320, 52)
+        scoreLabel.frame = Rect(size.width - 196, 4, 180, 34)
+        progressLabel.frame = Rect(size.width - 196, 38, 180, 22)
+        emptyLabel.frame = Rect(40, barHeight + 40, size.width - 80, size.height - barHeight - 80)
+
+        let landscape = size.width >= size.height
+        let margin: Double = 16
+        let columns = 7, rows = 3
+        let cell: Double
+        let gridRect: Rect
+        let slotRect: Rect
+        if landscape {
+            // Picture and its buttons on the left, answer and options on the right.
+            let leftWidth = min(320, size.width * 0.38)
+            let buttonHeight: Double = 52
+            let pictureSide = min(leftWidth - 2 * margin, size.height - barHeight - buttonHeight * 3 - 5 * margin + 60)
+            pictureCard.frame = Rect(margin + (leftWidth - 2 * margin - pictureSide) / 2, barHeight + margin,
+                                     pictureSide, pictureSide)
+            let buttonsTop = pictureCard.frame.maxY + margin
+            let buttonWidth = (leftWidth - 2 * margin - 16) / 2
+            hintButton.frame = Rect(margin, buttonsTop, leftWidth - 2 * margin, buttonHeight)
+            bigButton.frame = Rect(margin, buttonsTop + buttonHeight + 12, buttonWidth, buttonHeight)
+            nextButton.frame = Rect(margin + buttonWidth + 16, buttonsTop + buttonHeight + 12, buttonWidth, buttonHeight)
+            let right = Rect(leftWidth + margin, barHeight + margin, size.width - leftWidth - 2 * margin,
+                             size.height - barHeight - 2 * margin)
+            cell = min(72, (right.width - 8 * Double(columns - 1)) / Double(columns),
+                       (right.height - 100 - 8 * Double(rows - 1)) / Double(rows))
+            let gridHeight = cell * Double(rows) + 8 * Double(rows - 1)
+            gridRect = Rect(right.minX, right.maxY - gridHeight, right.width, gridHeight)
+            slotRect = Rect(right.minX, right.minY, right.width, gridRect.minY - right.minY - margin)
+        } else {
+            // Portrait: picture on top, buttons, answer, options.
+            let pictureSide = min(size.width * 0.62, size.height * 0.34)
+            pictureCard.frame = Rect(size.width / 2 - pictureSide / 2, barHeight + margin, pictureSide, pictureSide)
+            let buttonsTop = pictureCard.frame.maxY + margin
+            let buttonWidth = (size.width - 2 * margin - 24) / 3
+            hintButton.frame = Rect(margin, buttonsTop, buttonWidth, 52)
+            bigButton.frame = Rect(margin + buttonWidth + 12, buttonsTop, buttonWidth, 52)
+            nextButton.frame = Rect(margin + 2 * (buttonWidth + 12), buttonsTop, buttonWidth, 52)
+            cell = min(72, (size.width - 2 * margin - 8 * Double(columns - 1)) / Double(columns))
+            let gridHeight = cell * Double(rows) + 8 * Double(rows - 1)
+            gridRect = Rect(margin, size.height - margin - gridHeight, size.width - 2 * margin, gridHeight)
+            let slotTop = nextButton.frame.maxY + margin
+            slotRect = Rect(margin, slotTop, size.width - 2 * margin, gridRect.minY - slotTop - margin)
+        }
+        let frames = GridLayout(columns: columns, rows: rows, spacing: 8).frames(in: gridRect, square: true)
+        for (button, frame) in zip(optionButtons, frames) { button.frame = frame }
+        slotRow.frame = slotRect
+        layoutSlots()
+        bigPicture?.layout(in: size, from: pictureCard.frame)
+        endPanel?.layout(in: size)
+    }
+
+    private func layoutSlots() {
+        let count = slotViews.count
+        guard count > 0 else { return }
+        let bounds = slotRow.bounds
+        let spacing: Double = 8
+        let side = min(68, bounds.height, (bounds.width - spacing * Double(count - 1)) / Double(count))
+        let total = side * Double(count) + spacing * Double(count - 1)
+        let x0 = (bounds.width - total) / 2
+        for (index, slot) in slotViews.enumerated() {
+            slot.frame = Rect(x0 + Double(index) * (side + spacing), (bounds.height - side) / 2, side, side)
+        }
+    }
+
+    // MARK: - Showing the model
+
+    /// Rebuilds what depends on the question: picture, title, slots, option labels.
+    private func syncQuestion() {
+        if let question = game.question, shownIndex != game.index || slotViews.count != question.answer.count {
+            shownIndex = game.index
+            pictureCard.emoji = question.picture
+            titleLabel.text = question.title
+            slotViews.forEach { $0.removeFromSuperview() }
+            slotViews = question.answer.indices.map { index in
+                let slot = SlotView()
+                slot.onTap = { [weak self] in self?.tapSlot(index) }
+                slotRow.addSubview(slot)
+                return slot
+            }
+            layoutSlots()
+            for (button, character) in zip(optionButtons, game.options) { button.title = String(character) }
+        }
+        syncState()
+    }
+
+    /// Updates what changes within a question: slots, hidden options, labels, buttons.
+    private func syncState() {
+        let characters = game.slotCharacters
+        for (slot, character) in zip(slotViews, characters) {
+            slot.character = character
+            slot.judgement = game.judgement
+        }
+        for (index, button) in optionButtons.enumerated() {
+            button.isHidden = pack == nil || index >= game.optionHidden.count || game.optionHidden[index]
+        }
+        scoreLabel.text = "★ \(game.score)"
+        progressLabel.text = pack == nil ? "" : game.progressText
+        nextButton.isEnabled = game.canGoNext
+        hintButton.isEnabled = game.phase == .playing
+        bigButton.isEnabled = game.question != nil
+        let hide = pack == nil
+        [pictureCard, hintButton, bigButton, nextButton, slotRow].forEach { $0.isHidden = hide }
+    }
+
+    // MARK: - Actions
+
+    func tapOption(_ index: Int) {
+        guard !isAutoplaying || isDrivenByAutoplayer else { return }
+        apply(game.tapOption(index))
+    }
+
+    func tapSlot(_ index: Int) {
+        guard !isAutoplaying || isDrivenByAutoplayer else { return }
+        apply(game.tapSlot(index))
+    }
+
+    func takeHint() {
+        apply(game.hint())
+    }
+
+    func skip() {
+        apply(game.next())
+    }
+
+    private var isDrivenByAutoplayer = false
+
+    private func apply(_ events: [GuessPictureEvent]) {
+        for event in events {
+            switch event {
+            case .placed(_, let slot):
+                if slotViews.indices.contains(slot) { pop(slotViews[slot]) }
+            case .returned:
+                break
+            case .right(let score):
+                sound.play(.rightAnswer)
+                if score > best && !isAutoplaying { best = score }
+                pop(scoreLabel)
+            case .wrong:
+                sound.play(.wrongAnswer)
+                shake(slotRow)
+            case .hint:
+                sound.play(.hint)
+            case .newQuestion:
+                break
+            case .finished(let score):
+                sound.play(.win)
+                if score > best && !isAutoplaying { best = score }
+                saveBest()
+                showEndOfPack()
+            }
+        }
+        syncQuestion()
+    }
+
+    private func pop(_ view: View) {
+        animator.tween(duration: Theme.normal, easing: .backOut) { [weak view] t in
+            view?.scale = lerp(1.18, 1, t)
+        }
+    }
+
+    private func shake(_ view: View) {
+        let origin = view.frame
+        animator.tween(duration: 0.3, easing: .linear) { [weak view] t in
+            let offset = sin(t * Double.pi * 6) * 10 * (1 - t)
+            view?.frame = origin.offsetBy(offset, 0)
+        }
+    }
+
+    func showBigPicture() {
+        guard bigPicture == nil, let question = game.question else { return }
+        let overlay = BigPictureOverlay(emoji: question.picture)
+        overlay.onTap = { [weak self] in self?.hideBigPicture() }
+        overlay.layout(in: size, from: pictureCard.frame)
+        addSubview(overlay)
+        bigPicture = overlay
+        overlay.grow(animator: animator)
+    }
+
+    func hideBigPicture() {
+        guard let overlay = bigPicture else { return }
+        bigPicture = nil
+        overlay.shrink(animator: animator)
+    }
+
+    private func showEndOfPack() {
+        let overlay = EndOfPackOverlay(
+            title: text("Pack complete!", "全部答完！"),
+            lines: [
+                text("Score \(game.score)", "得分 \(game.score)"),
+                text("Right answers \(game.answeredRight)/\(game.questions.count)   Hints \(game.hintsUsed)",
+                     "答对 \(game.answeredRight)/\(game.questions.count)   提示 \(game.hintsUsed)"),
+                text("Best \(best)", "最高 \(best)"),
+            ],
+            buttonTitle: text("Play again", "再玩一次"))
+        overlay.button.action = { [weak self] in self?.restart() }
+        overlay.layout(in: size)
+        addSubview(overlay)
+        endPanel = overlay
+        overlay.present(animator: animator)
+        focus(overlay.button)
+    }
+
+    public func restart() {
+        endPanel?.removeFromSuperview()
+        endPanel = nil
+        bigPicture?.removeFromSuperview()
+        bigPicture = nil
+        focus(nil)
+        game.restart()
+        shownIndex = -1
+        syncQuestion()
+    }
+
+    private func saveBest() {
+        guard !isAutoplaying, pack != nil else { return }
+        if best > (storage.integer(bestKey) ?? 0) { storage.setInteger(bestKey, best) }
+    }
+
+    // MARK: - Frames and the kiosk
+
+    public override var isLive: Bool {
+        guard !isPaused else { return false }
+        if case .advancing = game.phase { return true }
+        return isAutoplaying && !game.isFinished
+    }
+
+    public override func update(dt: Double) {
+        guard !isPaused, dt > 0 else { return }
+        if isAutoplaying, bigPicture == nil, let action = autoplayer.action(after: dt, in: game) {
+            isDrivenByAutoplayer = true
+            switch action {
+            case .tapOption(let index): tapOption(index)
+            case .tapSlot(let index): tapSlot(index)
+            case .hint: takeHint()
+            case .next: skip()
+            }
+            isDrivenByAutoplayer = false
+        }
+        let events = game.advance(by: dt)
+        if !events.isEmpty { apply(events) }
+        if isAutoplaying && game.isFinished && endPanel != nil {
+            // The attract mode starts the pack over after a moment on the end screen.
+            autoplayRestartDelay -= dt
+            if autoplayRestartDelay <= 0 {
+                autoplayRestartDelay = 3
+                restart()
+            }
+        }
+    }
+
+    private var autoplayRestartDelay = 3.0
+
+    public override func didAppear() {
+        if !isAutoplaying && !isPaused { sound.playMusic(.guessPicture) }
+    }
+
+    public override func willDisappear() {
+        saveBest()
+    }
+
+    public func pause() {
+        guard !isPaused else { return }
+        isPaused = true
+        sound.pauseMusic()
+        saveBest()
+    }
+
+    public func resume() {
+        guard isPaused else { return }
+        isPaused = false
+        if !isAutoplaying { sound.resumeMusic() }
+    }
+}
+
+/// The picture on a raised card; a tap enlarges it.
+final class PictureCard: View {
+    var emoji: String = "" { didSet { if emoji != oldValue { setNeedsDisplay() } } }
+    var onTap: (() -> Void)?
+
+    override init(frame: Rect = .zero) {
+        super.init(frame: frame)
+        cornerRadius = Theme.radius
+        visualOutset = 14
+    }
+
+    override var acceptsTouches: Bool { true }
+
+    override func touchEnded(_ touch: Touch) {
+        if bounds.insetBy(-12, -12).contains(touch.location) { onTap?() }
+    }
+
+    override func draw(_ canvas: Canvas) {
+        canvas.shadow(bounds, radius: cornerRadius)
+        canvas.fillRoundedRect(bounds, radius: cornerRadius, Color(hex: 0xFFF4DE))
+        canvas.strokeRoundedRect(bounds, radius: cornerRadius, width: 3, Color(hex: 0xE8D2A6))
+        canvas.drawEmoji(emoji, in: bounds.insetBy(bounds.width * 0.14, bounds.height * 0.14), fonts: UIEnvironment.fonts)
+    }
+}
+
+/// One answer slot: empty, holding a character, or judged (blue right, red wrong).
+final class SlotView: View {
+    var character: Character? { didSet { if character != oldValue { setNeedsDisplay() } } }
+    var judgement: GuessPictureGame.Judgement = .incomplete { didSet { if judgement != oldValue { setNeedsDisplay() } } }
+    var onTap: (() -> Void)?
+
+    override init(frame: Rect = .zero) {
+        super.init(frame: frame)
+        cornerRadius = 10
+        visualOutset = 6
+    }
+
+    override var acceptsTouches: Bool { true }
+
+    /// A slot is small on a long answer: still a finger-sized target.
+    override var hitArea: Rect {
+        let dx = max(0, (Theme.minTouch - bounds.width) / 2)
+        let dy = max(0, (Theme.minTouch - bounds.height) / 2)
+        return bounds.insetBy(-dx, -dy)
+    }
+
+    override func touchBegan(_ touch: Touch) {
+        onTap?()
+    }
+
+    override func draw(_ canvas: Canvas) {
+        guard let character else {
+            canvas.fillRoundedRect(bounds, radius: cornerRadius, Theme.surface)
+            canvas.strokeRoundedRect(bounds, radius: cornerRadius, width: 2, Theme.textDim.withAlpha(0.5))
+            return
+        }
+        let fill: Color
+        switch judgement {
+        case .incomplete: fill = Theme.text
+        case .right: fill = Theme.success
+        case .wrong: fill = Theme.error
+        }
+        canvas.shadow(bounds, radius: cornerRadius, blur: 4, offsetY: 2)
+        canvas.fillRoundedRect(bounds, radius: cornerRadius, fill)
+        let color = judgement == .incomplete ? Theme.background : Color.white
+        canvas.drawText(String(character), in: bounds,
+                        style: TextStyle(size: bounds.height * 0.55, weight: .bold, color: color),
+                        fonts: UIEnvironment.fonts, wrap: false)
+    }
+}
+
+/// The picture grown to the screen's width (as far as the screen allows) over a dimmed
+/// cover in one second; a tap anywhere puts it back.
+final class BigPictureOverlay: View {
+    let picture: ImageView
+    var onTap: (() -> Void)?
+    private var small = Rect.zero
+    private var large = Rect.zero
+
+    init(emoji: String) {
+        picture = ImageView(emoji: emoji)
+        super.init(frame: .zero)
+        backgroundColor = Theme.dimCover
+        addSubview(picture)
+    }
+
+    override var acceptsTouches: Bool { true }
+
+    override func touchBegan(_ touch: Touch) {
+        onTap?()
+    }
+
+    func layout(in size: Size, from card: Rect) {
+        frame = Rect(0, 0, size.width, size.height)
+        small = card.insetBy(card.width * 0.14, card.height * 0.14)
+        let side = min(size.width, size.height) - 24
+        large = Rect(center: Point(size.width / 2, size.height / 2), size: Size(side, side))
+        picture.frame = large
+    }
+
+    func grow(animator: Animator) {
+        alpha = 0
+        picture.frame = small
+        animator.tween(duration: 1.0, easing: .easeOut) { [weak self] t in
+            guard let self else { return }
+            self.alpha = min(1, t * 2)
+            self.picture.frame = Self.interpolate(self.small, self.large, t)
+        }
+    }
+
+    func shrink(animator: Animator) {
+        animator.tween(duration: Theme.normal, easing: .easeOut) { [weak self] t in
+            guard let self else { return }
+            self.alpha = 1 - t
+            self.picture.frame = Self.interpolate(self.large, self.small, t)
+        }.onComplete { [weak self] in self?.removeFromSuperview() }
+    }
+
+    static func interpolate(_ a: Rect, _ b: Rect, _ t: Double) -> Rect {
+        Rect(lerp(a.x, b.x, t), lerp(a.y, b.y, t), lerp(a.width, b.width, t), lerp(a.height, b.height, t))
+    }
+}
+
+/// The end-of-pack screen: the score, the right answers, the best, and "play again".
+final class EndOfPackOverlay: View {
+    let panel = Panel(fill: Theme.surface)
+    let icon = ImageView(emoji: "🏆")
+    let titleLabel: Label
+    let lineLabels: [Label]
+    let button: Button
+
+    init(title: String, lines: [String], buttonTitle: String) {
+        titleLabel = Label(title, style: Theme.title.with(color: Theme.accent))
+        lineLabels = lines.enumerated().map { index, line in
+            Label(line, style: index == 0 ? Theme.heading : Theme.body.with(color: Theme.textDim))
+        }
+        button = Button(buttonTitle, icon: "🔄")
+        super.init(frame: .zero)
+        backgroundColor = Theme.dimCover
+        addSubview(panel)
+        panel.addSubview(icon)
+        panel.addSubview(titleLabel)
+        lineLabels.forEach(panel.addSubview)
+        panel.addSubview(button)
+        titleLabel.shrinksToFit = true
+    }
+
+    override var acceptsTouches: Bool { true }
+
+    func layout(in size: Size) {
+        frame = Rect(0, 0, size.width, size.height)
+        let width = min(520, size.width - 40)
+        let height = min(size.height - 40, 400.0)
+        panel.frame = Rect(center: Point(size.width / 2, size.height / 2), size: Size(width, height))
+        icon.frame = Rect(width / 2 - 36, 18, 72, 72)
+        titleLabel.frame = Rect(20, 92, width - 40, 52)
+        var y = 148.0
+        for label in lineLabels {
+            label.frame = Rect(20, y, width - 40, 36)
+            y += 38
+        }
+        button.frame = Rect(width / 2 - 130, height - 84, 260, 64)
+    }
+
+    func present(animator: Animator) {
+        alpha = 0
+        panel.scale = 0.8
+        animator.tween(duration: Theme.normal, easing: .backOut) { [weak self] t in
+            self?.alpha = min(1, t * 1.5)
+            self?.panel.scale = lerp(0.8, 1, t)
+        }
+    }
+}

@@ -1,1 +1,0 @@
-// MemoryMatch: being built; see docs/ARCHITECTURE.md.

@@ -1,0 +1,421 @@
+import Audio
+import Graphics
+import Input
+import UI
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Memory Match on the kiosk: a start screen (grid size, picture theme, best, PLAY), then
+/// the cards; a tap turns one, pairs stay open, a mismatch shows a moment and turns back,
+/// and the last pair brings a "play again?" dialog.
+public final class MemoryMatchScene: Scene, GameScene {
+    static let flipDuration = 0.24
+    /// Attract mode: seconds between taps, and the pause on a finished grid.
+    static let autoplayInterval = 0.7
+    static let autoplayRestartDelay = 2.5
+    /// The dialog waits for the last pair's flip and glow.
+    static let endDelay = 0.6
+
+    public var isAutoplaying = false {
+        didSet {
+            guard isAutoplaying != oldValue else { return }
+            dialog?.dismiss()
+            dialog = nil
+            if isAutoplaying {
+                autoplayer = MemoryMatchAutoplayer(seed: seeds.next())
+                autoplayClock = 0
+                play()
+            }
+        }
+    }
+
+    private let sound: SoundBoard
+    private let storage: GameStorage
+    private let language: Language
+    private var seeds: SeededRandom
+    private(set) var model: MemoryMatchModel
+    private var themeIndex: Int
+    private var autoplayer: MemoryMatchAutoplayer
+    private var autoplayClock = 0.0
+    private var endClock: Double?
+    private(set) var cardViews: [CardView] = []
+    private var dialog: Dialog?
+    private(set) var showingGrid = false
+
+    // Views
+    private let homeButton = Button("", icon: "🏠", kind: .secondary)
+    private let startPage = View()
+    private let titleLabel = Label("", style: Theme.title)
+    private let showcase = View()
+    private let gridTitle = Label("", style: Theme.caption.with(weight: .bold))
+    private var gridButtons: [Button] = []
+    private let themeTitle = Label("", style: Theme.caption.with(weight: .bold))
+    private var themeButtons: [Button] = []
+    private let startBest = Label("", style: Theme.body.with(color: Theme.textDim))
+    private let playButton = Button("", icon: "▶️")
+    private let gamePage = View()
+    private let grid = View()
+    private let movesStat: StatView
+    private let timeStat: StatView
+    private let bestStat: StatView
+    private let restartButton = Button("", kind: .secondary)
+
+    public init(sound: SoundBoard, storage: GameStorage, language: Language, seed: UInt64) {
+        self.sound = sound
+        self.storage = storage
+        self.language = language
+        seeds = SeededRandom(seed: seed)
+        let savedGrid = storage.string(Keys.grid).flatMap(GridSize.init(rawValue:)) ?? .fourByFour
+        let savedTheme = storage.string(Keys.theme)
+        themeIndex = CardTheme.all.firstIndex { $0.key == savedTheme } ?? 0
+        model = MemoryMatchModel(grid: savedGrid, seed: seeds.next())
+        autoplayer = MemoryMatchAutoplayer(seed: seeds.next())
+        let zh = language == .chinese
+        movesStat = StatView(title: zh ? "步数" : "Moves")
+        timeStat = StatView(title: zh ? "时间" : "Time")
+        bestStat = StatView(title: zh ? "最佳" : "Best")
+        super.init()
+        build()
+    }
+
+    enum Keys {
+        static let grid = "memory.grid"
+        static let theme = "memory.theme"
+        static func best(_ grid: GridSize) -> String { "memory.best.\(grid.rawValue)" }
+    }
+
+    private func text(_ english: String, _ chinese: String) -> String {
+        language == .chinese ? chinese : english
+    }
+
+    private var theme: CardTheme { CardTheme.all[themeIndex] }
+
+    // MARK: - Building
+
+    private func build() {
+        backgroundColor = Theme.background
+        homeButton.holdDuration = 0.8
+        homeButton.action = { [weak self] in self?.onHome?() }
+
+        titleLabel.text = text("Memory Match", "记忆翻牌")
+        gridTitle.text = text("CARDS", "牌数")
+        for size in GridSize.allCases {
+            let button = Button(size.rawValue.replacingX, kind: .secondary)
+            button.action = { [weak self] in self?.chooseGrid(size) }
+            gridButtons.append(button)
+        }
+        themeTitle.text = text("PICTURES", "图案")
+        for (i, t) in CardTheme.all.enumerated() {
+            let button = Button(language == .chinese ? t.chinese : t.english, icon: t.faces[0], kind: .secondary)
+            button.action = { [weak self] in self?.chooseTheme(i) }
+            themeButtons.append(button)
+        }
+        playButton.title = text("PLAY", "开始")
+        playButton.action = { [weak self] in self?.play() }
+        ([titleLabel, showcase, gridTitle, themeTitle, startBest, playButton] + gridButtons + themeButtons)
+            .forEach(startPage.addSubview)
+
+        restartButton.title = text("New deal", "重新发牌")
+        restartButton.action = { [weak self] in self?.play() }
+        [grid, movesStat, timeStat, bestStat, restartButton].forEach(gamePage.addSubview)
+
+        [startPage, gamePage, homeButton].forEach(addSubview)
+        rebuildCards()
+        refresh()
+        updatePages()
+    }
+
+    private func rebuildCards() {
+        grid.removeAllSubviews()
+        cardViews = model.cards.enumerated().map { index, card in
+            let view = CardView(index: index, face: theme.faces[card.face % theme.faces.count])
+            view.onTap = { [weak self] i in self?.tapCard(i) }
+            view.turn = card.state == .faceDown ? 0 : 1
+            view.isMatched = card.state == .matched
+            grid.addSubview(view)
+            return view
+        }
+        showcase.removeAllSubviews()
+        for face in theme.faces.prefix(4) {
+            let card = CardView(index: -1, face: face)
+            card.turn = 1
+            card.isUserInteractionEnabled = false
+            showcase.addSubview(card)
+        }
+        if size.width > 0 { layout() }
+    }
+
+    // MARK: - Layout
+
+    public override func layout() {
+        let w = size.width, h = size.height, margin = 16.0
+        homeButton.frame = Rect(margin, margin, 56, 56)
+        startPage.frame = Rect(0, 0, w, h)
+        gamePage.frame = Rect(0, 0, w, h)
+        if let dialog { dialog.layout(in: size) }
+
+        // Start page: title, a row of sample cards, the two choices and PLAY; on a tall
+        // screen the whole block is centred vertically.
+        let landscape = w >= h
+        let card = min(84, max(40, h * 0.16))
+        let themeColumns = landscape ? themeButtons.count : 2
+        let themeRows = (themeButtons.count + themeColumns - 1) / themeColumns
+        let themeHeight = Double(themeRows) * 52 + Double(themeRows - 1) * 10
+        let blockHeight = 56 + 12 + card + 36 + 112 + themeHeight + 120
+        var y = landscape ? margin : max(margin + 56, (h - blockHeight) / 2)
+        titleLabel.frame = Rect(margin + 56, y, w - 2 * (margin + 56), 56)
+        y += 56 + 12
+        showcase.frame = Rect(center: Point(w / 2, y + card / 2), size: Size(card * 4 + 14 * 3, card))
+        for (i, v) in showcase.subviews.enumerated() {
+            v.frame = Rect(Double(i) * (card + 14), 0, card, card)
+        }
+        let optionsTop = showcase.frame.maxY + (landscape ? 16 : 36)
+        let columnWidth = min(landscape ? 680 : 560, w - 2 * margin)
+        let x0 = (w - columnWidth) / 2
+        gridTitle.frame = Rect(x0, optionsTop, columnWidth, 22)
+        let gridFrames = GridLayout(columns: gridButtons.count, rows: 1, spacing: 10)
+            .frames(in: Rect(x0, optionsTop + 24, columnWidth, 52))
+        for (b, f) in zip(gridButtons, gridFrames) { b.frame = f }
+        themeTitle.frame = Rect(x0, optionsTop + 88, columnWidth, 22)
+        let themeFrames = GridLayout(columns: themeColumns, rows: themeRows, spacing: 10)
+            .frames(in: Rect(x0, optionsTop + 112, columnWidth, themeHeight))
+        for (b, f) in zip(themeButtons, themeFrames) { b.frame = f }
+        let belowThemes = themeFrames.last?.maxY ?? optionsTop + 164
+        if landscape {
+            startBest.frame = Rect(x0, belowThemes + 14, columnWidth / 2, 60)
+            playButton.frame = Rect(x0 + columnWidth - 240, belowThemes + 14, 240, 60)
+        } else {
+            startBest.frame = Rect(x0, belowThemes + 20, columnWidth, 32)
+            playButton.frame = Rect(center: Point(w / 2, belowThemes + 100), size: Size(240, 68))
+        }
+
+        // Game page: stats and restart beside (landscape) or above (portrait) the grid.
+        if landscape {
+            let panel = 170.0
+            let x = w - margin - panel
+            movesStat.frame = Rect(x, margin, panel, 70)
+            timeStat.frame = Rect(x, margin + 82, panel, 70)
+            bestStat.frame = Rect(x, margin + 164, panel, 70)
+            restartButton.frame = Rect(x, h - margin - 60, panel, 60)
+            let left = margin + 56 + 16
+            grid.frame = Rect(left, margin, x - 16 - left, h - 2 * margin)
+        } else {
+            let statTop = margin + 56 + 12
+            let sw = (w - 2 * margin - 20) / 3
+            movesStat.frame = Rect(margin, statTop, sw, 66)
+            timeStat.frame = Rect(margin + sw + 10, statTop, sw, 66)
+            bestStat.frame = Rect(margin + 2 * (sw + 10), statTop, sw, 66)
+            restartButton.frame = Rect(center: Point(w / 2, h - margin - 30), size: Size(220, 60))
+            let top = statTop + 66 + 16
+            grid.frame = Rect(margin, top, w - 2 * margin, restartButton.frame.minY - 16 - top)
+        }
+        layoutCards()
+    }
+
+    /// Square cards in the grid; on a tall screen a wide grid turns to stand upright.
+    private func layoutCards() {
+        guard grid.frame.width > 0 else { return }
+        let transposed = grid.frame.height > grid.frame.width && model.grid.columns > model.grid.rows
+        let columns = transposed ? model.grid.rows : model.grid.columns
+        let rows = transposed ? model.grid.columns : model.grid.rows
+        let spacing = max(6, min(grid.frame.width, grid.frame.height) * 0.025)
+        let frames = GridLayout(columns: columns, rows: rows, spacing: spacing)
+            .frames(in: grid.bounds, square: true)
+        for (i, view) in cardViews.enumerated() {
+            let row = i / model.grid.columns, column = i % model.grid.columns
+            let slot = transposed ? column * columns + row : row * columns + column
+            view.frame = frames[slot]
+        }
+    }
+
+    private func updatePages() {
+        startPage.isHidden = showingGrid
+        gamePage.isHidden = !showingGrid
+        if !showingGrid { focus(playButton) }
+    }
+
+    // MARK: - Choices
+
+    private func chooseGrid(_ size: GridSize) {
+        guard size != model.grid else { return }
+        storage.setString(Keys.grid, size.rawValue)
+        model = MemoryMatchModel(grid: size, seed: seeds.next())
+        rebuildCards()
+        refresh()
+    }
+
+    private func chooseTheme(_ index: Int) {
+        guard CardTheme.all.indices.contains(index), index != themeIndex else { return }
+        themeIndex = index
+        storage.setString(Keys.theme, theme.key)
+        rebuildCards()
+        refresh()
+    }
+
+    // MARK: - Play
+
+    /// PLAY (and "yes" to play again): a fresh deal, the grid revealed, the clock started.
+    func play() {
+        dialog?.dismiss()
+        dialog = nil
+        endClock = nil
+        if model.phase != .ready { model.restart() }
+        rebuildCards()
+        model.play(now: now)
+        showingGrid = true
+        updatePages()
+        refresh()
+        // The cards deal in: each grows from nothing, a few milliseconds after the last.
+        for (i, view) in cardViews.enumerated() {
+            view.scale = 0.01
+            animator.tween(duration: Theme.normal, delay: Double(i) * 0.015, easing: .backOut) { t in
+                view.scale = max(0.01, t)
+            }
+        }
+        focus(nil)
+    }
+
+    func tapCard(_ index: Int) {
+        guard showingGrid, dialog == nil else { return }
+        handle(model.tap(index, now: now))
+    }
+
+    private func handle(_ events: [MemoryMatchEvent]) {
+        for event in events {
+            switch event {
+            case .flippedUp(let i):
+                sound.play(.cardFlip, gain: 0.7, pan: pan(i))
+                turn(i, to: 1)
+                cardViews[i].isWrong = false
+            case .flippedDown(let i):
+                cardViews[i].isWrong = false
+                turn(i, to: 0)
+            case .matched(let a, let b):
+                sound.play(.match)
+                for i in [a, b] {
+                    let view = cardViews[i]
+                    view.isMatched = true
+                    animator.tween(duration: 0.3, delay: Self.flipDuration, easing: .linear) { t in
+                        view.scale = 1 + 0.12 * sin(Double.pi * t)
+                    }
+                }
+            case .mismatched(let a, let b, _):
+                sound.play(.mismatch, gain: 0.8, pan: 0)
+                cardViews[a].isWrong = true
+                cardViews[b].isWrong = true
+            case .won:
+                sound.play(.win)
+                endClock = 0
+                if !isAutoplaying { recordBest() }
+            }
+        }
+        if isAutoplaying { autoplayer.observe(model) }
+        refresh()
+    }
+
+    private func turn(_ index: Int, to target: Double) {
+        let view = cardViews[index]
+        let start = view.turn
+        animator.tween(duration: Self.flipDuration, easing: .easeInOut) { t in
+            view.turn = lerp(start, target, t)
+        }
+    }
+
+    private func pan(_ index: Int) -> Float {
+        let columns = max(1, model.grid.columns - 1)
+        return Float(Double(index % model.grid.columns) / Double(columns) * 1.2 - 0.6)
+    }
+
+    private func recordBest() {
+        let key = Keys.best(model.grid)
+        if let best = storage.integer(key), best <= model.moves { return }
+        storage.setInteger(key, model.moves)
+    }
+
+    private func showPlayAgain() {
+        let d = Dialog(title: text("Play again?", "再玩一次？"),
+                       message: text("All pairs found in \(model.moves) moves and \(clockText(model.elapsed(now: now))).",
+                                     "用了 \(model.moves) 步、\(clockText(model.elapsed(now: now))) 找到全部配对。"),
+                       buttons: [
+                        (text("Yes", "好"), .primary, { [weak self] in self?.dialog = nil; self?.play() }),
+                        (text("No", "不了"), .secondary, { [weak self] in self?.backToStart() }),
+                       ])
+        dialog = d
+        d.present(on: self)
+    }
+
+    private func backToStart() {
+        dialog = nil
+        model.restart()
+        showingGrid = false
+        rebuildCards()
+        refresh()
+        updatePages()
+    }
+
+    private func refresh() {
+        movesStat.value = String(model.moves)
+        timeStat.value = clockText(model.elapsed(now: now))
+        let best = storage.integer(Keys.best(model.grid))
+        bestStat.value = best.map(String.init) ?? "–"
+        startBest.text = best.map { text("Best for \(model.grid.rawValue.replacingX): \($0) moves", "\(model.grid.rawValue.replacingX) 最佳：\($0) 步") }
+            ?? text("No best yet for \(model.grid.rawValue.replacingX)", "\(model.grid.rawValue.replacingX) 还没有记录")
+        for (size, button) in zip(GridSize.allCases, gridButtons) {
+            let kind: Button.Kind = size == model.grid ? .primary : .secondary
+            if button.kind != kind { button.kind = kind }
+        }
+        for (i, button) in themeButtons.enumerated() {
+            let kind: Button.Kind = i == themeIndex ? .primary : .secondary
+            if button.kind != kind { button.kind = kind }
+        }
+    }
+
+    // MARK: - Frames and the kiosk
+
+    /// The clock ticks while a game runs; the attract mode taps by itself.
+    public override var isLive: Bool { (showingGrid && model.phase == .playing) || isAutoplaying }
+
+    public override func update(dt: Double) {
+        if showingGrid {
+            let events = model.update(now: now)
+            if !events.isEmpty { handle(events) }
+            timeStat.value = clockText(model.elapsed(now: now))
+        }
+        if let clock = endClock {
+            endClock = clock + dt
+            let delay = isAutoplaying ? Self.autoplayRestartDelay : Self.endDelay
+            if clock + dt >= delay {
+                endClock = nil
+                if isAutoplaying { play() } else { showPlayAgain() }
+            }
+            return
+        }
+        guard isAutoplaying, showingGrid, model.phase == .playing else { return }
+        autoplayClock += dt
+        // Like a person, wait for a wrong pair to turn back before the next card.
+        guard autoplayClock >= Self.autoplayInterval, model.mismatch == nil else { return }
+        autoplayClock = 0
+        if let index = autoplayer.nextTap(in: model) { handle(model.tap(index, now: now)) }
+    }
+
+    public override func didAppear() {
+        sound.playMusic(.memoryMatch)
+    }
+
+    public func pause() {
+        model.pause(now: now)
+        sound.pauseMusic()
+    }
+
+    public func resume() {
+        model.resume(now: now)
+        sound.resumeMusic()
+    }
+}
+
+extension String {
+    /// "4x5" as "4×5" for display.
+    var replacingX: String { String(map { $0 == "x" ? "×" : $0 }) }
+}

@@ -1,0 +1,16 @@
+/// SplitMix64 (Steele, Lea, Flood 2014): a tiny, fast generator whose whole state is one
+/// word, so a model holding it stays a plain value that copies, compares and replays.
+/// Games need reproducible sequences (tests, attract mode), not cryptographic strength.
+struct SeededRandom: RandomNumberGenerator, Equatable, Sendable {
+    private(set) var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

@@ -1,0 +1,89 @@
+import XCTest
+import Graphics
+import Input
+import UI
+@testable import Arcade
+
+/// A headless kiosk at 800x480 (points = pixels) with its own state directory.
+func makeRunner(_ test: XCTestCase, configure: (inout Settings) -> Void = { _ in }) throws -> (HeadlessRunner, StateStore) {
+    let dir = try makeTemporaryDirectory(test)
+    var settings = Settings()
+    settings.kiosk.stateDir = dir
+    settings.kiosk.dataDir = sourceRoot + "/data"
+    configure(&settings)
+    let store = StateStore(directory: dir, now: 1)
+    let runner = try HeadlessRunner(settings: settings, width: 800, height: 480, store: store,
+                                    catalog: .standard(dataDirectory: settings.kiosk.dataDir))
+    return (runner, store)
+}
+
+let sourceRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().path
+
+final class KioskTests: XCTestCase {
+    func testBootsToTheMenu() throws {
+        let (runner, _) = try makeRunner(self)
+        XCTAssertEqual(runner.kiosk.mode, .menu)
+        XCTAssertTrue(runner.kiosk.screen.scene is MenuScene)
+        XCTAssertEqual(runner.sound.requests.last, .music(.menu))
+    }
+
+    func testOperatorGestureNeedsTwoCornersHeld() throws {
+        let (runner, _) = try makeRunner(self)
+        // One finger held in a corner is not the gesture.
+        runner.hold(5, 5, seconds: 4)
+        XCTAssertEqual(runner.kiosk.mode, .menu)
+        // Two fingers in opposite corners, held briefly: still not.
+        let k = runner.kiosk
+        k.handle(.touch(TouchEvent(phase: .down, id: 90, x: 5, y: 5, time: runner.now)), now: runner.now)
+        k.handle(.touch(TouchEvent(phase: .down, id: 91, x: 795, y: 475, time: runner.now)), now: runner.now)
+        runner.advance(1)
+        k.handle(.touch(TouchEvent(phase: .up, id: 90, x: 5, y: 5, time: runner.now)), now: runner.now)
+        k.handle(.touch(TouchEvent(phase: .up, id: 91, x: 795, y: 475, time: runner.now)), now: runner.now)
+        runner.advance(0.5)
+        XCTAssertEqual(runner.kiosk.mode, .menu)
+        // Held for three seconds: the PIN pad.
+        k.handle(.touch(TouchEvent(phase: .down, id: 92, x: 5, y: 5, time: runner.now)), now: runner.now)
+        k.handle(.touch(TouchEvent(phase: .down, id: 93, x: 795, y: 475, time: runner.now)), now: runner.now)
+        runner.advance(3.2)
+        XCTAssertEqual(runner.kiosk.mode, .pin)
+    }
+
+    func testPINThenVolumeAndLanguagePersist() throws {
+        let (runner, store) = try makeRunner(self)
+        runner.key("service")
+        XCTAssertEqual(runner.kiosk.mode, .pin)
+        let pin = try XCTUnwrap(runner.kiosk.screen.scene as? PINScene)
+        for d in "9999" { pin.onKey?(String(d)) }
+        pin.onKey?("OK")
+        XCTAssertEqual(runner.kiosk.mode, .pin, "a wrong PIN keeps the pad")
+        for d in "1234" { pin.onKey?(String(d)) }
+        XCTAssertEqual(pin.digitsEntered, 4)
+        pin.onKey?("OK")
+        XCTAssertEqual(runner.kiosk.mode, .operatorMenu)
+        let before = runner.kiosk.volume
+        runner.kiosk.volume = before - 10
+        runner.kiosk.language = .chinese
+        XCTAssertEqual(store.setting("audio.volume"), String(before - 10))
+        XCTAssertEqual(store.setting("kiosk.language"), "zh")
+        runner.key("back")
+        XCTAssertEqual(runner.kiosk.mode, .menu)
+        XCTAssertEqual((runner.kiosk.screen.scene as? MenuScene)?.language, .chinese)
+    }
+
+    func testDisablingGamesKeepsAtLeastOne() throws {
+        let (runner, _) = try makeRunner(self)
+        for g in runner.kiosk.games { runner.kiosk.setGame(g.id, enabled: false) }
+        XCTAssertEqual(runner.kiosk.games.filter(\.enabled).count, 1)
+    }
+
+    func testHeadlessScriptErrorsNameTheLine() {
+        XCTAssertThrowsError(try HeadlessScript(text: "wait 1\ntap 10\n", file: "s.txt")) { error in
+            XCTAssertEqual("\(error)", "s.txt:2: 'tap' takes 2 or 4 or 6 or 8 or 10 numbers, got 1")
+        }
+        XCTAssertThrowsError(try HeadlessScript(text: "jump 1 2", file: "s.txt"))
+        XCTAssertThrowsError(try HeadlessScript(text: "key sideways", file: "s.txt"))
+        let ok = try? HeadlessScript(text: "# tour\nwait 0.5\ntap 1 2 3 4\nswipe 1 2 3 4\nkey left\nshot a\n")
+        XCTAssertEqual(ok?.commands.count, 5)
+    }
+}

@@ -1,0 +1,231 @@
+import XCTest
+import Audio
+import Graphics
+import Input
+import UI
+@testable import Game2048
+
+private let referenceDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .appendingPathComponent("References").path
+private let failureDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("out/test-failures").path
+
+private func assertReference(_ screen: Screen, _ name: String, file: StaticString = #filePath, line: UInt = #line) {
+    if let mismatch = ReferenceImages.check(screen.shadow, reference: "\(referenceDirectory)/\(name).png",
+                                            failureDirectory: failureDirectory) {
+        XCTFail(mismatch.description, file: file, line: line)
+    }
+}
+
+/// Drives a scene the way the kiosk does: pixels in, frames out, time passed in.
+private final class Harness {
+    let screen: Screen
+    let scene: Game2048Scene
+    let storage: MemoryStorage
+    let sound = RecordingSoundBoard()
+    var now = 10.0
+    /// Frames per second of the simulated display; low keeps debug-build tests quick.
+    var rate = 20.0
+
+    init(width: Int = 800, height: Int = 480, storage: MemoryStorage = MemoryStorage(),
+         language: Language = .english, seed: UInt64 = 2048) {
+        self.storage = storage
+        screen = Screen(width: width, height: height)
+        scene = Game2048Scene(sound: sound, storage: storage, language: language, seed: seed)
+        screen.show(scene, now: now)
+        screen.renderFrame(now: now)
+    }
+
+    /// Renders frames for `seconds` at `rate`.
+    func run(_ seconds: Double) {
+        let end = now + seconds
+        while now < end {
+            now += 1.0 / rate
+            screen.renderFrame(now: now)
+        }
+    }
+
+    func tap(_ view: View) {
+        let p = view.rectInRoot.center
+        screen.handle(.touch(TouchEvent(phase: .down, id: 1, x: p.x * screen.scale, y: p.y * screen.scale, time: now)))
+        run(0.05)
+        screen.handle(.touch(TouchEvent(phase: .up, id: 1, x: p.x * screen.scale, y: p.y * screen.scale, time: now)))
+        run(0.05)
+    }
+
+    func swipe(_ direction: SwipeDirection) {
+        screen.handle(.swipe(direction, fromX: 300, fromY: 300, toX: 400, toY: 300, touchID: 1))
+    }
+
+    func key(_ key: Key) {
+        screen.handle(.key(KeyEvent(key: key, isPressed: true, time: now)))
+        screen.handle(.key(KeyEvent(key: key, isPressed: false, time: now)))
+    }
+
+    func button(titled title: String) -> Button? {
+        func find(_ view: View) -> Button? {
+            if let b = view as? Button, b.title == title, b.isVisibleInTree { return b }
+            // Topmost first, so a dialog's button wins over the page behind it.
+            for v in view.subviews.reversed() { if let b = find(v) { return b } }
+            return nil
+        }
+        return find(scene)
+    }
+}
+
+final class Game2048SceneTests: XCTestCase {
+    func testStartScreenThenPlayBySwipeAndKey() throws {
+        let h = Harness()
+        assertReference(h.screen, "2048-start-800x480")
+        XCTAssertFalse(h.scene.started)
+        h.swipe(.left)
+        XCTAssertEqual(h.scene.model.moveCount, 0, "no moves before ready")
+        h.tap(try XCTUnwrap(h.button(titled: "Let's go!")))
+        XCTAssertTrue(h.scene.started)
+        XCTAssertEqual(h.sound.requests.first, .music(.game2048))
+
+        // A few moves by swipe and by key; each either moves or is refused by the rules.
+        var expected = h.scene.model
+        for direction in [SwipeDirection.left, .up, .right, .down] {
+            expected.move(Direction(direction))
+            h.swipe(direction)
+            h.run(0.3)
+        }
+        for key in [Key.left, .up, .left, .down] {
+            let direction: Direction = key == .left ? .left : key == .up ? .up : .down
+            expected.move(direction)
+            h.key(key)
+            h.run(0.3)
+        }
+        XCTAssertEqual(h.scene.model, expected)
+        XCTAssertGreaterThan(h.scene.model.moveCount, 3)
+        assertTilesMatchModel(h.scene)
+        assertReference(h.screen, "2048-game-800x480")
+    }
+
+    func testASwipeDuringTheSlideIsNotLost() {
+        let h = Harness()
+        h.scene.start()
+        h.scene.load(try! Game2048Model(rows: [[2, 0, 0, 2, 0], [0, 0, 0, 0, 0], [0, 0, 4, 0, 0],
+                                                [0, 0, 0, 0, 0], [0, 0, 0, 0, 8]], seed: 3))
+        h.run(0.1)
+        h.swipe(.left)
+        h.run(0.03)  // mid-slide
+        h.swipe(.right)
+        h.swipe(.up)
+        XCTAssertEqual(h.scene.model.moveCount, 3)
+        h.run(0.4)
+        assertTilesMatchModel(h.scene)
+    }
+
+    func testSettingsAndColourThemePersist() throws {
+        let storage = MemoryStorage()
+        let h = Harness(storage: storage)
+        h.scene.start()
+        h.run(0.1)
+        h.tap(try XCTUnwrap(h.button(titled: "Settings")))
+        h.tap(try XCTUnwrap(h.button(titled: "4×4")))
+        XCTAssertEqual(storage.integer("2048.size"), 4)
+        XCTAssertEqual(h.scene.model.size, 4)
+        h.run(0.3)
+        assertReference(h.screen, "2048-settings-800x480")
+
+        h.tap(try XCTUnwrap(h.button(titled: "Colour")))
+        h.tap(try XCTUnwrap(h.button(titled: "Ocean")))
+        XCTAssertEqual(storage.string("2048.theme"), "ocean")
+        h.run(0.3)
+        assertReference(h.screen, "2048-theme-800x480")
+
+        h.tap(try XCTUnwrap(h.button(titled: "Game")))
+        h.run(0.3)
+        assertReference(h.screen, "2048-game-4x4-ocean-800x480")
+
+        // A new scene (the next visit) finds both choices.
+        let again = Harness(storage: storage)
+        XCTAssertEqual(again.scene.model.size, 4)
+        XCTAssertEqual(again.scene.backgroundColor, BackgroundTheme.all[1].color)
+    }
+
+    func testPracticeButtonsAndBestScore() throws {
+        let storage = MemoryStorage()
+        let h = Harness(storage: storage)
+        h.scene.start()
+        h.scene.load(try Game2048Model(rows: [[2, 2, 0, 0, 0], [4, 4, 0, 0, 0], [0, 0, 0, 0, 0],
+                                              [0, 0, 0, 0, 0], [0, 0, 0, 0, 0]], seed: 1))
+        h.key(.left)
+        h.run(0.3)
+        XCTAssertEqual(storage.integer("2048.best.5x5"), 12)
+        h.tap(try XCTUnwrap(h.button(titled: "Settings")))
+        h.tap(try XCTUnwrap(h.button(titled: "Clear board")))
+        XCTAssertEqual(h.scene.model.tiles.count, 0)
+        h.tap(try XCTUnwrap(h.button(titled: "Add a tile")))
+        h.tap(try XCTUnwrap(h.button(titled: "Add a tile")))
+        XCTAssertEqual(h.scene.model.tiles.count, 2)
+        XCTAssertTrue(h.scene.isPractice)
+        h.tap(try XCTUnwrap(h.button(titled: "Game")))
+        h.run(0.3)
+        assertTilesMatchModel(h.scene)
+    }
+
+    func testWinPanelAndKeepGoing() throws {
+        let h = Harness()
+        h.scene.start()
+        h.scene.load(try Game2048Model(rows: [[1024, 1024, 0, 0, 0], [512, 256, 128, 64, 32], [2, 4, 8, 16, 0],
+                                              [0, 0, 0, 0, 0], [0, 0, 0, 0, 2]], seed: 5, score: 20000))
+        h.key(.left)
+        h.run(0.4)
+        XCTAssertEqual(h.scene.model.phase, .won)
+        XCTAssertTrue(h.sound.requests.contains(.effect(.win)))
+        assertReference(h.screen, "2048-win-800x480")
+        h.tap(try XCTUnwrap(h.button(titled: "Keep going")))
+        XCTAssertEqual(h.scene.model.phase, .playing)
+        h.key(.right)
+        XCTAssertEqual(h.scene.model.moveCount, 2)
+    }
+
+    func testGameOverPanel() throws {
+        let h = Harness()
+        h.scene.start()
+        h.scene.load(try Game2048Model(rows: [[2, 4, 2], [8, 2, 4], [16, 32, 0]], seed: 6))
+        h.key(.right)
+        h.run(0.4)
+        XCTAssertEqual(h.scene.model.phase, .over)
+        assertReference(h.screen, "2048-over-800x480")
+        h.tap(try XCTUnwrap(h.button(titled: "Undo")))
+        XCTAssertEqual(h.scene.model.phase, .playing)
+    }
+
+    func testPortraitAndChinese() throws {
+        let h = Harness(width: 480, height: 800, language: .chinese)
+        assertReference(h.screen, "2048-start-zh-480x800")
+        h.tap(try XCTUnwrap(h.button(titled: "开始！")))
+        h.key(.up)
+        h.run(0.4)
+        assertReference(h.screen, "2048-game-zh-480x800")
+    }
+
+    func testAttractModePlaysItself() {
+        let h = Harness(seed: 77)
+        h.rate = 10
+        h.scene.isAutoplaying = true
+        XCTAssertTrue(h.scene.started)
+        XCTAssertTrue(h.scene.isLive)
+        h.run(5)
+        XCTAssertGreaterThan(h.scene.model.moveCount, 10)
+        h.scene.isAutoplaying = false
+        h.run(0.3)
+        assertTilesMatchModel(h.scene)
+        XCTAssertNil(h.storage.integer("2048.best.5x5"), "the attract mode sets no record")
+    }
+
+    private func assertTilesMatchModel(_ scene: Game2048Scene, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(Set(scene.tileViews.keys), Set(scene.model.tiles.map(\.tile.id)), file: file, line: line)
+        for placed in scene.model.tiles {
+            let view = scene.tileViews[placed.tile.id]
+            XCTAssertEqual(view?.frame, scene.board.cellRect(placed.position), file: file, line: line)
+            XCTAssertEqual(view?.value, placed.tile.value, file: file, line: line)
+            XCTAssertEqual(view?.scale ?? 0, 1, accuracy: 1e-9, file: file, line: line)
+        }
+        XCTAssertEqual(scene.board.subviews.count, scene.model.tiles.count, file: file, line: line)
+    }
+}
