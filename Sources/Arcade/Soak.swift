@@ -114,7 +114,7 @@ private struct SoakState {
                     kiosk.open(game: id)
                     if kiosk.mode == .game(id) {
                         opened[id, default: 0] += 1
-                        advance(HeadlessRunner.frameInterval)
+                        advance(runner.frameInterval)
                     } else if !missing.contains(id) {
                         missing.insert(id)
                         soak.output("soak: note: game \(id) has no scene yet; skipped")
@@ -127,12 +127,12 @@ private struct SoakState {
                 }
             case .game:
                 play(seconds: rng.uniform(10, 180))
-                if rng.unit() < 0.4 { kiosk.goHome(); advance(HeadlessRunner.frameInterval) }
+                if rng.unit() < 0.4 { kiosk.goHome(); advance(runner.frameInterval) }
                 // Otherwise the player walks away: idle to menu, then the attract mode.
             case .pin, .operatorMenu, .calibration:
                 // Random touches never make the operator gesture; if one did, leave.
                 kiosk.goHome()
-                advance(HeadlessRunner.frameInterval)
+                advance(runner.frameInterval)
             }
         }
         if failure == nil && runner.now > nextReport - soak.reportInterval + 1 { report() }
@@ -200,7 +200,7 @@ private struct SoakState {
     mutating func wait(_ seconds: Double) {
         let stop = min(end, runner.now + seconds)
         while !done && runner.now + 1e-9 < stop {
-            advance(min(HeadlessRunner.frameInterval, stop - runner.now))
+            advance(min(runner.frameInterval, stop - runner.now))
         }
     }
 

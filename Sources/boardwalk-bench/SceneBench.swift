@@ -14,6 +14,8 @@ import Glibc
 /// the real Kiosk, Screen and HeadlessPresenter (the same copy-out as DRM) on a virtual
 /// clock at 60 frames a second.
 final class BenchRig {
+    /// A 60 Hz panel.
+    let frameInterval = 1.0 / 60
     let kiosk: Kiosk
     let presenter: HeadlessPresenter
     let store: StateStore
@@ -46,7 +48,7 @@ final class BenchRig {
     /// One frame: advance the clock, draw (everything when `full`), copy the damage out.
     @discardableResult
     func frame(full: Bool = false) -> (draw: Double, copy: Double, damage: DamageRegion) {
-        now += HeadlessRunner.frameInterval
+        now += frameInterval
         if full { screen.invalidateAll() }
         let t0 = monotonicSeconds()
         let damage = measuredFrame(kiosk, now)
@@ -58,12 +60,12 @@ final class BenchRig {
 
     /// Lets `seconds` pass a frame at a time (drawn, as on a cabinet, but not timed).
     func run(_ seconds: Double) {
-        for _ in 0..<Int((seconds / HeadlessRunner.frameInterval).rounded()) { frame() }
+        for _ in 0..<Int((seconds / frameInterval).rounded()) { frame() }
     }
 
     /// Runs until `condition` holds or `limit` seconds pass; whether it held.
     func run(until condition: () -> Bool, limit: Double) -> Bool {
-        var left = Int(limit / HeadlessRunner.frameInterval)
+        var left = Int(limit / frameInterval)
         while !condition() && left > 0 {
             frame()
             left -= 1
