@@ -17,7 +17,7 @@ while let a = args.popFirst() {
         frames = v
     case "--only": only = args.popFirst()
     case "-h", "--help":
-        print("usage: boardwalk-bench [--json] [--frames N] [--only graphics]")
+        print("usage: boardwalk-bench [--json] [--frames N] [--only graphics|audio]")
         exit(0)
     default:
         Log.error("unknown argument \(a)"); exit(2)
@@ -26,6 +26,7 @@ while let a = args.popFirst() {
 
 let sections: [(String, () -> [ReportRow])] = [
     ("graphics", { graphicsBench(frames: frames) }),
+    ("audio", { audioBench() }),
 ]
 for (name, run) in sections where only == nil || only == name {
     for row in run() { print(json ? row.json() : row.text()) }
