@@ -84,7 +84,8 @@ public enum Boardwalk {
         return s
     }
 
-    static func sourceTreeRoot() -> String? {
+    /// The checkout a binary under .build/ was built from, if it still is there.
+    public static func sourceTreeRoot() -> String? {
         var buffer = [CChar](repeating: 0, count: 4096)
         let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         guard n > 0 else { return nil }

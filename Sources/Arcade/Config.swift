@@ -55,8 +55,8 @@ public struct Settings: Equatable, Sendable {
             set { mixerControls = newValue.map { [$0] } ?? [] }
         }
         /// Frames per ALSA period at 48 kHz: 480 is 10 ms; Pi HDMI wants ~2400.
-        public var periodFrames = 480
-        public var bufferPeriods = 3
+        public var periodFrames = 256
+        public var bufferPeriods = 4
         /// Master volume in percent.
         public var volume = 80
         public init() {}

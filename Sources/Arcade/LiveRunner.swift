@@ -54,7 +54,7 @@ public final class LiveRunner {
 
         var audioConfig = AudioConfig()
         audioConfig.device = settings.audio.pcm
-        audioConfig.mixerControl = settings.audio.mixerControl
+        audioConfig.mixerControls = settings.audio.mixerControls
         audioConfig.periodFrames = settings.audio.periodFrames
         audioConfig.periods = settings.audio.bufferPeriods
         audioConfig.masterVolume = Float(settings.audio.volume) / 100
@@ -165,6 +165,14 @@ public final class LiveRunner {
     /// brings us back here for the next frame while a game is live.
     private func drawIfNeeded() {
         guard presenter.isReadyForFrame else { return }
+        if presenter.width != kiosk.screen.pixelWidth || presenter.height != kiosk.screen.pixelHeight {
+            // A monitor with another mode came back: the screen, layouts and touch mapping
+            // are all for the old size. Restart cleanly; systemd brings us back at once.
+            Log.notice("display size changed to \(presenter.width)x\(presenter.height); restarting to lay out again")
+            exitCode = 75
+            loop.stop()
+            return
+        }
         if presenter.needsFullRedraw { kiosk.screen.invalidateAll() }
         guard kiosk.wantsFrame || !sentReady else { return }
         let now = monotonicSeconds()

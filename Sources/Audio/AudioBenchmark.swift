@@ -130,8 +130,10 @@ public enum AudioBenchmark {
                 ClockedPCM(periodFrames: config.periodFrames, periods: config.periods, queuedPeriods: config.queuedPeriods)
             }
         }
+        var sinkConfig = config
+        if simulated { sinkConfig.device = "simulated device (\(config.device) did not open)" }
         let mixer = Mixer(voices: config.voices)
-        let sink = ALSASink(mixer: mixer, config: config, opener: opener)
+        let sink = ALSASink(mixer: mixer, config: sinkConfig, opener: opener)
         try sink.start()
         defer { sink.stop() }
         let board = MixerSoundBoard(mixer: mixer, library: library)

@@ -26,9 +26,11 @@ enum Effects {
         case .win: track = win()
         case .gameOver: track = gameOver()
         }
+        track.removeDC()
         track.normalize(shortTermRMS: loudness * relativeLevel(sound), peakLimit: peakLimit)
-        track.taper(seconds: 0.002)
-        return track.clip(name: sound.rawValue)
+        let length = track.audibleFrames()
+        track.taper(seconds: 0.002, length: length)
+        return track.clip(name: sound.rawValue, frames: length)
     }
 
     /// UI ticks sit a little under the game events they accompany.
@@ -95,7 +97,7 @@ enum Effects {
                                    cutoff: 500, vibratoRate: 24, vibratoDepth: 1.2, vibratoDelay: 0)
         raspberry.glide = 3
         raspberry.glideTime = 0.3
-        Synth.note(t, start: time + 0.08, length: 0.5, midi: n("E2"), velocity: 1, instrument: raspberry)
+        Synth.note(t, start: time + 0.08, length: 0.5, midi: n("E2"), velocity: 0.55, instrument: raspberry)
         return t
     }
 

@@ -79,8 +79,37 @@ final class Track {
         scale(min(target / loudness, peakLimit / peak))
     }
 
-    /// Short linear fades at both ends: an exact zero at the first and last sample.
-    func taper(seconds: Double = 0.003) {
+    /// A 20 Hz one-pole high-pass: removes the DC offset FM and pitch sweeps can leave,
+    /// which would otherwise make a step when the sound starts and stops.
+    func removeDC() {
+        let r = Float(1 - 2 * Double.pi * 20 / Double(AudioFormat.sampleRate))
+        for c in 0..<channels {
+            var previousIn: Float = 0, previousOut: Float = 0
+            for f in 0..<frames {
+                let x = data[f * channels + c]
+                let y = x - previousIn + r * previousOut
+                previousIn = x
+                previousOut = y
+                data[f * channels + c] = y
+            }
+        }
+    }
+
+    /// The frame count up to the last sample above -60 dB of the peak (plus 10 ms), so
+    /// a one-shot frees its voice when it is no longer heard.
+    func audibleFrames() -> Int {
+        var peak: Float = 0
+        for i in 0..<(frames * channels) { peak = max(peak, abs(data[i])) }
+        let floor = peak * 0.001
+        var last = 0
+        for i in 0..<(frames * channels) where abs(data[i]) > floor { last = i / channels }
+        return min(frames, last + 1 + AudioFormat.sampleRate / 100)
+    }
+
+    /// Short linear fades at both ends (of the first `length` frames): an exact zero at the
+    /// first and last sample.
+    func taper(seconds: Double = 0.003, length: Int? = nil) {
+        let frames = min(self.frames, length ?? self.frames)
         let n = min(frames / 2, Int(seconds * Double(AudioFormat.sampleRate)))
         guard n > 0 else { return }
         for i in 0..<n {
@@ -92,9 +121,10 @@ final class Track {
         }
     }
 
-    func clip(name: String) -> AudioClip {
-        AudioClip(name: name, channels: channels,
-                  interleaved: Array(UnsafeBufferPointer(start: data, count: frames * channels)))
+    func clip(name: String, frames count: Int? = nil) -> AudioClip {
+        let n = min(frames, count ?? frames)
+        return AudioClip(name: name, channels: channels,
+                         interleaved: Array(UnsafeBufferPointer(start: data, count: n * channels)))
     }
 }
 

@@ -1,0 +1,35 @@
+import Audio
+import Platform
+
+/// Sound: how long the synth takes to make every clip, what mixing 16 voices costs per
+/// 256-frame period, and tap-to-first-sample latency through the real sink thread (on the
+/// "default" PCM when it opens, else on a clock-paced model of a 256 x 4 device). The
+/// deterministic mode (callgrind) leaves latency out: it sleeps and waits on a clock.
+func audioBench(deterministic: Bool) -> [ReportRow] {
+    var rows: [ReportRow] = []
+    var start = monotonicSeconds()
+    let effectsOnly = SoundLibrary(overrides: [:], renderMusic: false)
+    let effectsSeconds = monotonicSeconds() - start
+    start = monotonicSeconds()
+    for tune in Music.allCases { _ = effectsOnly.clip(tune) }
+    let musicSeconds = monotonicSeconds() - start
+    rows.append(ReportRow(section: "audio", name: "synth",
+                          figures: [("effects_ms", effectsSeconds * 1000), ("music_ms", musicSeconds * 1000)]))
+
+    let cost = AudioBenchmark.mixingCost(library: effectsOnly, voices: 16, periodFrames: 256,
+                                         periods: deterministic ? 200 : 4000)
+    rows.append(ReportRow(section: "audio", name: "mix_16_voices_256_frames",
+                          figures: [("median_pct_realtime", cost.median), ("p99_pct", cost.p99), ("max_pct", cost.max)]))
+
+    guard !deterministic else { return rows }
+    let config = AudioConfig()
+    do {
+        let (latency, simulated) = try AudioBenchmark.tapLatency(library: effectsOnly, config: config, taps: 100)
+        rows.append(ReportRow(section: "audio", name: "tap_to_first_sample",
+                              figures: [("median_ms", latency.median * 1000), ("max_ms", latency.max * 1000)],
+                              notes: [("device", simulated ? "simulated-\(config.periodFrames)x\(config.periods)" : config.device)]))
+    } catch {
+        Log.error("audio bench: \(error)")
+    }
+    return rows
+}
