@@ -4,7 +4,7 @@ BUILD_FLAGS ?= -c release --static-swift-stdlib
 BIN = .build/release/boardwalk
 SHOTS ?= out/shots
 
-.PHONY: deps test-deps build run test unit-test install clean
+.PHONY: deps test-deps build run test unit-test system-test install clean
 
 deps:
 	scripts/install-deps.sh build
@@ -24,7 +24,16 @@ unit-test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
+# The system test boots the kiosk's image on the virtual board (QEMU, TCG) and checks it
+# from outside (images/virtual-board/test_system.py). It needs root (the image build) and a
+# few minutes, so `make test` runs it on CI (CI=true) or with SYSTEM_TEST=1 (SYSTEM_TEST=0: never).
+system-test: build test-deps
+	python3 images/virtual-board/test_system.py --binary $(BIN)
+
+SYSTEM_TEST ?= $(if $(CI),1,0)
 test: unit-test
+	@if [ "$(SYSTEM_TEST)" = 1 ]; then $(MAKE) system-test; \
+	else echo "make test: system test skipped (make system-test, or make test SYSTEM_TEST=1)"; fi
 
 install: build
 	scripts/install.sh $(BIN)

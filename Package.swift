@@ -43,7 +43,7 @@ let package = Package(
             "BeatZombies", "GuessPicture", "Game2048", "MemoryMatch",
         ]),
         .executableTarget(name: "boardwalk", dependencies: ["Arcade"]),
-        .executableTarget(name: "boardwalk-bench", dependencies: ["Arcade", "Graphics", "UI", "Platform", "CPixman"]),
+        .executableTarget(name: "boardwalk-bench", dependencies: ["Arcade", "Graphics", "UI", "Display", "Audio", "Input", "Platform", "CPixman"]),
 
         .testTarget(name: "PlatformTests", dependencies: ["Platform"]),
         .testTarget(name: "GraphicsTests", dependencies: ["Graphics"], exclude: ["References"]),

@@ -6,20 +6,325 @@ import Glibc
 /// `boardwalk --headless --soak HOURS --speed X`: the attract mode and random touches
 /// through every game for HOURS of simulated time, as fast as it goes (speed 0) or at X
 /// times real time. Prints RSS and frame times every simulated hour; fails on memory
-/// growth over 2 MB after the first hour or a scene that stops drawing.
-struct Soak {
+/// growth over 2 MB after the first hour or a scene that stops drawing. A crash ends the
+/// process with a signal, which is a non-zero exit status too.
+///
+/// Everything is seeded and the clock is virtual, so two runs from the same (empty) state
+/// directory make the same touches at the same simulated times and draw the same frames.
+public struct Soak {
     let runner: HeadlessRunner
     let hours: Double
     let speed: Double
+    /// Seeds the touches and the choice of what the visitor does next.
+    public var seed: UInt64 = 0x50A4_B0A2_D0A1_4B1E
+    /// Simulated seconds between reports (an hour; tests use less).
+    public var reportInterval: Double = 3600
+    /// RSS may grow at most this much over its value at the first report.
+    public var growthLimit: Int = 2 << 20
+    /// A live scene (attract mode, a running game) that draws nothing for this long is stuck.
+    public var stuckAfter: Double = 60
+    /// Where report lines go.
+    public var output: (String) -> Void = { line in
+        print(line)
+        fflush(nil)  // all streams: stdout is block-buffered in a pipe
+    }
 
-    func run() -> Int32 {
-        Log.notice("soak: \(hours) simulated hours")
-        return 0
+    public init(runner: HeadlessRunner, hours: Double, speed: Double) {
+        self.runner = runner
+        self.hours = hours
+        self.speed = speed
+    }
+
+    /// What one report said; kept so callers (tests) can check the run.
+    public struct Report: Sendable {
+        public var simulatedSeconds: Double
+        public var rss: Int
+        public var framesDrawn: Int
+        public var frameMedian: Double
+        public var frameP99: Double
+        public var frameMax: Double
+        public var damagedFraction: Double
+    }
+
+    public func run() -> Int32 {
+        var state = SoakState(soak: self)
+        return state.run()
+    }
+
+    /// The figures of a run, for callers that want more than the exit status.
+    public func runCollecting() -> (status: Int32, reports: [Report], gamesOpened: [String: Int]) {
+        var state = SoakState(soak: self)
+        let status = state.run()
+        return (status, state.reports, state.opened)
     }
 }
 
+/// The mutable side of a soak: the random visitor, the clock, the figures.
+private struct SoakState {
+    let soak: Soak
+    var runner: HeadlessRunner { soak.runner }
+    var kiosk: Kiosk { soak.runner.kiosk }
+    var rng: SoakRandom
+    let start: Double
+    let end: Double
+    let wallStart = monotonicSeconds()
+    var nextReport: Double
+    var lastDrawnAt: Double
+    var lastFrames: Int
+    var samples: [Double] = []
+    var damagedSum = 0.0
+    var framesThisInterval = 0
+    var baselineRSS: Int?
+    var failure: String?
+    var reports: [Soak.Report] = []
+    var opened: [String: Int] = [:]
+    var missing: Set<String> = []
+    var attractSeconds = 0.0
+    var touches = 0
+
+    init(soak: Soak) {
+        self.soak = soak
+        rng = SoakRandom(seed: soak.seed)
+        start = soak.runner.now
+        end = start + max(0, soak.hours) * 3600
+        nextReport = start + soak.reportInterval
+        lastDrawnAt = start
+        lastFrames = soak.runner.framesDrawn
+    }
+
+    var done: Bool { failure != nil || runner.now >= end - 1e-9 }
+
+    mutating func run() -> Int32 {
+        guard soak.hours > 0, soak.hours.isFinite, soak.speed >= 0, soak.speed.isFinite else {
+            Log.error("soak: HOURS must be a positive number and --speed 0 (as fast as it goes) or more")
+            return 2
+        }
+        let games = kiosk.catalog.entries.map(\.id).filter { kiosk.settings.kiosk.enabledGames.contains($0) }
+        soak.output("soak: \(soak.hours) simulated hours at \(soak.speed == 0 ? "full speed" : "\(soak.speed)x real time"), "
+            + "\(kiosk.screen.pixelWidth)x\(kiosk.screen.pixelHeight), games \(games.joined(separator: ","))")
+        while !done {
+            switch kiosk.mode {
+            case .attract:
+                wait(rng.uniform(20, 120))
+                // Someone walks up most of the time; otherwise the attract mode rotates on.
+                if rng.unit() < 0.6 { tapRandom() }
+            case .menu:
+                if !games.isEmpty && rng.unit() < 0.7 {
+                    let id = games[rng.below(games.count)]
+                    kiosk.open(game: id)
+                    if kiosk.mode == .game(id) {
+                        opened[id, default: 0] += 1
+                        advance(runner.frameInterval)
+                    } else if !missing.contains(id) {
+                        missing.insert(id)
+                        soak.output("soak: note: game \(id) has no scene yet; skipped")
+                    }
+                    if kiosk.mode != .game(id) { wait(rng.uniform(5, 90)) }
+                } else {
+                    // Taps on the menu open games through their tiles, or nothing.
+                    if rng.unit() < 0.5 { tapRandom() }
+                    wait(rng.uniform(5, 90))
+                }
+            case .game:
+                play(seconds: rng.uniform(10, 180))
+                if rng.unit() < 0.4 { kiosk.goHome(); advance(runner.frameInterval) }
+                // Otherwise the player walks away: idle to menu, then the attract mode.
+            case .pin, .operatorMenu, .calibration:
+                // Random touches never make the operator gesture; if one did, leave.
+                kiosk.goHome()
+                advance(runner.frameInterval)
+            }
+        }
+        if failure == nil && runner.now > nextReport - soak.reportInterval + 1 { report() }
+        let wall = monotonicSeconds() - wallStart
+        if let failure {
+            soak.output("soak: FAILED at \(hms(runner.now - start)): \(failure)")
+            return 1
+        }
+        let opens = opened.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        soak.output("soak: passed: \(hms(runner.now - start)) simulated in \(decimals(wall, 1)) s, "
+            + "\(runner.framesDrawn) frames drawn, \(touches) touches, attract \(hms(attractSeconds)), opened \(opens)")
+        return 0
+    }
+
+    /// A player in a game: taps, swipes and two-finger taps at a human pace.
+    mutating func play(seconds: Double) {
+        let stop = runner.now + seconds
+        while !done && runner.now < stop, case .game = kiosk.mode {
+            let r = rng.unit()
+            if r < 0.65 {
+                tapRandom()
+            } else if r < 0.95 {
+                let size = kiosk.screen.size
+                let from = (rng.uniform(0.1, 0.9) * size.width, rng.uniform(0.15, 0.9) * size.height)
+                let length = rng.uniform(80, 250)
+                let angle = Double(rng.below(4)) * Double.pi / 2 + rng.uniform(-0.2, 0.2)
+                let to = (min(max(from.0 + cos(angle) * length, 1), size.width - 1),
+                          min(max(from.1 + sin(angle) * length, 1), size.height - 1))
+                runner.swipe(from: from, to: to, seconds: rng.uniform(0.1, 0.35))
+                touches += 1
+                afterInput()
+            } else {
+                let a = randomPoint(), b = randomPoint()
+                runner.tap([a, b])
+                touches += 1
+                afterInput()
+            }
+            wait(rng.uniform(0.2, 3))
+        }
+    }
+
+    /// Clear of the corners: two fingers there are the operator gesture.
+    mutating func randomPoint() -> (Double, Double) {
+        let size = kiosk.screen.size
+        return (rng.uniform(0.08, 0.92) * size.width, rng.uniform(0.08, 0.92) * size.height)
+    }
+
+    mutating func tapRandom() {
+        let p = randomPoint()
+        runner.tap([p])
+        touches += 1
+        afterInput()
+    }
+
+    /// Checks and reports after frames the runner drew on its own (taps, swipes).
+    mutating func afterInput() {
+        if runner.framesDrawn != lastFrames {
+            lastFrames = runner.framesDrawn
+            lastDrawnAt = runner.now
+        }
+        while !done && runner.now >= nextReport { report() }
+    }
+
+    /// Lets time pass a frame at a time, timing each frame that draws.
+    mutating func wait(_ seconds: Double) {
+        let stop = min(end, runner.now + seconds)
+        while !done && runner.now + 1e-9 < stop {
+            advance(min(runner.frameInterval, stop - runner.now))
+        }
+    }
+
+    mutating func advance(_ seconds: Double) {
+        let before = monotonicSeconds()
+        runner.advance(seconds)
+        let cost = monotonicSeconds() - before
+        if case .attract = kiosk.mode { attractSeconds += seconds }
+        if runner.framesDrawn != lastFrames {
+            lastFrames = runner.framesDrawn
+            lastDrawnAt = runner.now
+            samples.append(cost)
+            framesThisInterval += 1
+            let screen = kiosk.screen
+            damagedFraction(screen.lastDamage.area, screen.pixelWidth * screen.pixelHeight)
+        } else if isLive && runner.now - lastDrawnAt > soak.stuckAfter {
+            fail("\(kiosk.mode) is live but drew nothing for \(Int(soak.stuckAfter)) s")
+        }
+        if runner.now >= nextReport { report() }
+        pace()
+    }
+
+    mutating func damagedFraction(_ area: Int, _ total: Int) {
+        damagedSum += Double(min(area, total)) / Double(max(1, total))
+    }
+
+    /// Attract mode always moves; a game moves when it says it is live.
+    var isLive: Bool {
+        switch kiosk.mode {
+        case .attract: return true
+        case .game: return kiosk.screen.scene?.isLive ?? false
+        default: return false
+        }
+    }
+
+    /// At X times real time, sleeps until the wall clock catches up with the simulation.
+    func pace() {
+        guard soak.speed > 0 else { return }
+        let due = wallStart + (runner.now - start) / soak.speed
+        let ahead = due - monotonicSeconds()
+        if ahead > 0.002 {
+            var request = timespec(tv_sec: Int(ahead), tv_nsec: Int((ahead - Double(Int(ahead))) * 1e9))
+            nanosleep(&request, nil)
+        }
+    }
+
+    mutating func fail(_ why: String) {
+        if failure == nil { failure = why }
+    }
+
+    mutating func report() {
+        let rss = residentBytes()
+        samples.sort()
+        func at(_ q: Double) -> Double { samples.isEmpty ? 0 : samples[min(samples.count - 1, Int(Double(samples.count) * q))] }
+        let r = Soak.Report(simulatedSeconds: runner.now - start, rss: rss, framesDrawn: framesThisInterval,
+                            frameMedian: at(0.5), frameP99: at(0.99), frameMax: samples.last ?? 0,
+                            damagedFraction: framesThisInterval > 0 ? damagedSum / Double(framesThisInterval) : 0)
+        reports.append(r)
+        var growth = ""
+        if let baseline = baselineRSS {
+            let delta = rss - baseline
+            growth = " (\(delta >= 0 ? "+" : "")\(decimals(Double(delta) / 1_048_576, 2)) MB since the first report)"
+            if delta > soak.growthLimit {
+                fail("RSS grew \(decimals(Double(delta) / 1_048_576, 2)) MB after the first report (limit \(decimals(Double(soak.growthLimit) / 1_048_576, 1)) MB)")
+            }
+        } else {
+            baselineRSS = rss
+        }
+        soak.output("soak: \(hms(r.simulatedSeconds)) rss \(decimals(Double(rss) / 1_048_576, 2)) MB\(growth), "
+            + "\(r.framesDrawn) frames drawn, frame median \(decimals(r.frameMedian * 1000, 3)) ms "
+            + "p99 \(decimals(r.frameP99 * 1000, 3)) ms max \(decimals(r.frameMax * 1000, 2)) ms, "
+            + "damaged \(decimals(r.damagedFraction * 100, 1))%, mode \(kiosk.mode), wall \(decimals(monotonicSeconds() - wallStart, 1)) s")
+        samples.removeAll(keepingCapacity: true)
+        damagedSum = 0
+        framesThisInterval = 0
+        nextReport += soak.reportInterval
+    }
+}
+
+/// SplitMix64: small, fast and the same on every machine.
+private struct SoakRandom {
+    var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    static func mix(_ x: UInt64) -> UInt64 {
+        var z = x
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        return SoakRandom.mix(state)
+    }
+
+    /// In [0, 1).
+    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+    mutating func uniform(_ lo: Double, _ hi: Double) -> Double { lo + (hi - lo) * unit() }
+    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(max(1, n))) }
+
+}
+
+private func hms(_ seconds: Double) -> String {
+    let s = Int(seconds.rounded())
+    let h = s / 3600, m = s % 3600 / 60, sec = s % 60
+    return "\(h)h\(m < 10 ? "0" : "")\(m)m\(sec < 10 ? "0" : "")\(sec)s"
+}
+
+/// `value` with `digits` decimals, without Foundation's formatting.
+private func decimals(_ value: Double, _ digits: Int) -> String {
+    guard value.isFinite else { return "\(value)" }
+    var p = 1.0
+    for _ in 0..<digits { p *= 10 }
+    let scaled = (abs(value) * p).rounded()
+    let whole = Int(scaled / p)
+    var frac = String(Int(scaled) - whole * Int(p))
+    while frac.count < digits { frac = "0" + frac }
+    return (value < 0 && scaled > 0 ? "-" : "") + String(whole) + (digits > 0 ? "." + frac : "")
+}
+
 /// Resident set size in bytes, from /proc/self/statm.
-func residentBytes() -> Int {
+public func residentBytes() -> Int {
     guard let text = try? Files.readText("/proc/self/statm") else { return 0 }
     let fields = text.split(separator: " ")
     guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }

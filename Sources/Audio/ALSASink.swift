@@ -19,6 +19,20 @@ public struct AudioDeviceError: Error, CustomStringConvertible, Sendable {
     public var description: String { "\(call) \(device): \(String(cString: snd_strerror(code))) (\(code))" }
 }
 
+/// alsa-lib prints its own errors to stderr ("Unknown PCM default") on every failed open:
+/// with a reopen every few seconds that would flood the journal. Our errors already say
+/// what failed, so its lines go to the debug log instead (the handler is per thread).
+func quietALSALibraryMessages() {
+    _ = snd_lib_error_set_local { _, _, function, _, format, arguments in
+        guard let format, let arguments else { return }
+        var text = [CChar](repeating: 0, count: 256)
+        _ = vsnprintf(&text, text.count, format, arguments)
+        let place = function.map { String(cString: $0) } ?? "?"
+        let bytes = text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        Log.debug("alsa-lib \(place): \(String(decoding: bytes, as: UTF8.self))")
+    }
+}
+
 /// The PCM calls the sink makes, so tests can put a fake device with scripted faults
 /// behind the real sink loop. All return negative errno values the way alsa-lib does.
 public protocol PCMOutput: AnyObject {
@@ -37,7 +51,8 @@ public protocol PCMOutput: AnyObject {
 public typealias PCMOpener = @Sendable (AudioConfig) throws(AudioDeviceError) -> any PCMOutput
 
 /// The real PCM: a playback stream, S16_LE stereo 48 kHz interleaved, blocking.
-public final class ALSAPCM: PCMOutput {
+/// Used by one thread at a time: opened, then handed to the audio thread.
+public final class ALSAPCM: PCMOutput, @unchecked Sendable {
     private let handle: OpaquePointer
     public let periodFrames: Int
     public let bufferFrames: Int
@@ -47,6 +62,7 @@ public final class ALSAPCM: PCMOutput {
 
     public init(config: AudioConfig) throws(AudioDeviceError) {
         name = config.device
+        quietALSALibraryMessages()
         var pcm: OpaquePointer?
         var rc = snd_pcm_open(&pcm, config.device, SND_PCM_STREAM_PLAYBACK, 0)
         guard rc >= 0, let pcm else { throw AudioDeviceError("snd_pcm_open", config.device, rc) }
@@ -111,6 +127,7 @@ public final class ALSAPCM: PCMOutput {
 /// boots muted (AC97, some HATs) would otherwise be silent.
 public enum ALSAMixerControl {
     public static func apply(card: String, control: String, volumePercent: Int) throws(AudioDeviceError) {
+        quietALSALibraryMessages()
         var mixer: OpaquePointer?
         var rc = snd_mixer_open(&mixer, 0)
         guard rc >= 0, let mixer else { throw AudioDeviceError("snd_mixer_open", card, rc) }
@@ -253,11 +270,11 @@ public final class ALSASink: @unchecked Sendable {
     private func openDevice() {
         do {
             let device = try opener(config)
-            if let control = config.mixerControl {
+            for control in config.mixerControls {
                 do {
                     try ALSAMixerControl.apply(card: config.mixerCard, control: control, volumePercent: config.mixerVolume)
                 } catch {
-                    Log.warning("audio: cannot set mixer control: \(error)")
+                    Log.warning("audio: cannot set mixer control \(control): \(error)")
                 }
             }
             if device.periodFrames * 2 > bufferCapacity {

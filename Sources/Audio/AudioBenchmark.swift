@@ -8,6 +8,8 @@ public struct BenchFigures: Sendable, CustomStringConvertible {
     public let count: Int
     public let median: Double
     public let max: Double
+    /// 99th percentile: the max of a timing run is often one preemption, not the code.
+    public let p99: Double
     public let mean: Double
 
     public init(_ values: [Double]) {
@@ -16,10 +18,11 @@ public struct BenchFigures: Sendable, CustomStringConvertible {
         median = sorted.isEmpty ? 0 : (sorted.count % 2 == 1 ? sorted[sorted.count / 2]
             : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2)
         max = sorted.last ?? 0
+        p99 = sorted.isEmpty ? 0 : sorted[Swift.min(sorted.count - 1, Int(Double(sorted.count) * 0.99))]
         mean = sorted.isEmpty ? 0 : sorted.reduce(0, +) / Double(sorted.count)
     }
 
-    public var description: String { "median \(median), max \(max), mean \(mean) (n=\(count))" }
+    public var description: String { "median \(median), p99 \(p99), max \(max), mean \(mean) (n=\(count))" }
 }
 
 /// A device model for measuring latency where there is no sound card: it plays out

@@ -9,9 +9,14 @@ public struct AudioConfig: Sendable {
     /// At most this many periods are kept queued in the device (2...periods): fewer means
     /// a sound starts sooner, more means more slack before an underrun.
     public var queuedPeriods = 4
-    /// Mixer element to set and unmute at start and on every reopen ("PCM", "Master",
-    /// "Headphone"); nil leaves the card's mixer alone.
-    public var mixerControl: String? = nil
+    /// Mixer elements to set and unmute at start and on every reopen, in order ("Master",
+    /// "PCM": AC97 boots with both muted; "Headphone" on a Pi); empty leaves the mixer alone.
+    public var mixerControls: [String] = []
+    /// The first of mixerControls; setting it replaces the list.
+    public var mixerControl: String? {
+        get { mixerControls.first }
+        set { mixerControls = newValue.map { [$0] } ?? [] }
+    }
     /// The control's card: "default", "hw:0", "hw:CARD=Headphones".
     public var mixerCard = "default"
     /// Hardware volume, percent of the control's range.
@@ -21,6 +26,9 @@ public struct AudioConfig: Sendable {
     /// SCHED_FIFO priority for the audio thread (1...99), nil for a normal thread. Needs
     /// CAP_SYS_NICE or LimitRTPRIO=; refused silently otherwise.
     public var realtimePriority: Int32? = nil
+    /// Nice value of the thread that synthesizes the tunes after start (0...19): low, so a
+    /// small board's frames come first.
+    public var musicThreadNice: Int32 = 10
     public var voices = 16
     /// Master volume 0...1.
     public var masterVolume: Float = 1

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Platform
+import Synchronization
 
 /// The kiosk's sound: the clips, the mixer and the ALSA sink thread, made from one config.
 /// Create it on the main thread and call everything but the audio thread's work from there.
@@ -15,19 +16,40 @@ public final class AudioEngine {
 
     /// Renders every sound (and loads the operator's files), then starts the audio thread.
     /// A missing sound card is not an error: the engine runs silent and says so once.
-    public init(config: AudioConfig, opener: @escaping PCMOpener = ALSAPCM.opener) throws(SystemError) {
-        self.config = config
+    /// Effects are made before this returns; the tunes are synthesized on a background
+    /// thread (menu first), each starting to play as soon as it is ready if asked for.
+    public convenience init(config: AudioConfig, opener: @escaping PCMOpener = ALSAPCM.opener) throws(SystemError) {
         let started = monotonicSeconds()
-        library = SoundLibrary(overrides: config.soundFiles)
-        Log.info("audio: \(Sound.allCases.count) effects and \(Music.allCases.count) tunes ready in \(Int((monotonicSeconds() - started) * 1000)) ms")
+        let library = SoundLibrary(overrides: config.soundFiles, renderMusic: false)
+        Log.info("audio: \(Sound.allCases.count) effects ready in \(Int((monotonicSeconds() - started) * 1000)) ms")
+        try self.init(config: config, library: library, opener: opener)
+    }
+
+    /// With clips already made (config.soundFiles is then not read again).
+    public init(config: AudioConfig, library: SoundLibrary, opener: @escaping PCMOpener = ALSAPCM.opener) throws(SystemError) {
+        self.config = config
+        self.library = library
         mixer = Mixer(voices: max(1, config.voices))
         mixer.setMasterVolume(config.masterVolume, fade: 0)
         soundBoard = MixerSoundBoard(mixer: mixer, library: library, musicGain: config.musicGain)
         sink = ALSASink(mixer: mixer, config: config, opener: opener)
         try sink.start()
+        if Music.allCases.contains(where: { library.readyClip($0) == nil }) {
+            musicMaker = try MusicMaker(library: library, mixer: mixer, nice: config.musicThreadNice)
+        } else {
+            musicMaker = nil
+        }
     }
 
-    deinit { sink.stop() }
+    private let musicMaker: MusicMaker?
+
+    deinit {
+        musicMaker?.finish()
+        sink.stop()
+    }
+
+    /// True once every tune is made (they play as soon as each is ready regardless).
+    public var musicReady: Bool { Music.allCases.allSatisfy { library.readyClip($0) != nil } }
 
     /// Master volume 0...1, ramped.
     public func setMasterVolume(_ volume: Float) { mixer.setMasterVolume(volume) }
@@ -38,6 +60,7 @@ public final class AudioEngine {
         mixer.stopAll(fadeOut: 0.02)
         var request = timespec(tv_sec: 0, tv_nsec: 40_000_000)
         nanosleep(&request, nil)
+        musicMaker?.finish()
         sink.stop()
     }
 
@@ -59,11 +82,19 @@ public final class MixerSoundBoard: SoundBoard {
     private var currentMusic: Music?
     private var musicPaused = false
 
+    /// Tunes already in the library go to the mixer's slots now; the rest arrive later
+    /// through `Mixer.fillSlot` (see MusicMaker).
     public init(mixer: Mixer, library: SoundLibrary, musicGain: Float = 1) {
         self.mixer = mixer
         self.library = library
         self.musicGain = musicGain
+        for tune in Music.allCases {
+            if let clip = library.readyClip(tune) { mixer.fillSlot(MixerSoundBoard.slot(tune), with: clip) }
+        }
     }
+
+    /// Mixer slot of a tune.
+    public static func slot(_ tune: Music) -> Int { Music.allCases.firstIndex(of: tune)! }
 
     public func play(_ sound: Sound, gain: Float, pan: Float) {
         mixer.play(library.clip(sound), gain: max(0, min(1, gain)), pan: pan)
@@ -75,7 +106,8 @@ public final class MixerSoundBoard: SoundBoard {
             return
         }
         if musicVoice != .none { mixer.stop(musicVoice, fadeOut: 0.6) }
-        musicVoice = mixer.play(library.clip(music), gain: musicGain, loop: true, fadeIn: 0.4)
+        // By slot: a tune still being synthesized starts (fading in) when it is ready.
+        musicVoice = mixer.playSlot(MixerSoundBoard.slot(music), gain: musicGain, loop: true, fadeIn: 0.4)
         currentMusic = music
         musicPaused = false
     }
@@ -98,5 +130,55 @@ public final class MixerSoundBoard: SoundBoard {
         musicVoice = .none
         currentMusic = nil
         musicPaused = false
+    }
+}
+
+/// Synthesizes the tunes the library lacks on a low-priority thread, menu first, and hands
+/// each to the mixer as it is done, so the kiosk starts without waiting for ~3 minutes of music.
+final class MusicMaker: @unchecked Sendable {
+    private let library: SoundLibrary
+    private let mixer: Mixer
+    private let cancelled = Atomic<Bool>(false)
+    private var thread: pthread_t?
+    private let nice: Int32
+
+    init(library: SoundLibrary, mixer: Mixer, nice: Int32) throws(SystemError) {
+        self.library = library
+        self.mixer = mixer
+        self.nice = max(0, min(19, nice))
+        let context = Unmanaged.passRetained(self).toOpaque()
+        var tid = pthread_t()
+        let rc = pthread_create(&tid, nil, { raw in
+            let maker = Unmanaged<MusicMaker>.fromOpaque(raw!).takeRetainedValue()
+            maker.run()
+            return nil
+        }, context)
+        guard rc == 0 else {
+            Unmanaged<MusicMaker>.fromOpaque(context).release()
+            throw SystemError("pthread_create", "music", errno: rc)
+        }
+        thread = tid
+    }
+
+    private func run() {
+        // Low CPU priority: the game's frames come first on a small board. (On Linux nice
+        // values are per thread, and who = 0 names the calling thread.)
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, nice)
+        let started = monotonicSeconds()
+        for tune in Music.allCases where !cancelled.load(ordering: .relaxed) {
+            mixer.fillSlot(MixerSoundBoard.slot(tune), with: library.clip(tune))
+        }
+        if !cancelled.load(ordering: .relaxed) {
+            Log.info("audio: \(Music.allCases.count) tunes ready in \(Int((monotonicSeconds() - started) * 1000)) ms")
+        }
+    }
+
+    /// Stops after the tune being made (if any) and waits for the thread.
+    func finish() {
+        cancelled.store(true, ordering: .relaxed)
+        if let tid = thread {
+            pthread_join(tid, nil)
+            thread = nil
+        }
     }
 }

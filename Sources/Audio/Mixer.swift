@@ -14,6 +14,8 @@ public struct VoiceHandle: Hashable, Sendable {
 /// or allocation happens when the audio thread reads one.
 enum MixerCommand: BitwiseCopyable {
     case play(handle: UInt32, clip: ClipRef, gain: Float, pan: Float, loop: Bool, fadeFrames: Int32, time: Double)
+    /// Play whatever clip slot `slot` holds; if it is still empty, wait (silently) for it.
+    case playSlot(handle: UInt32, slot: Int32, gain: Float, pan: Float, loop: Bool, fadeFrames: Int32, time: Double)
     case setGain(handle: UInt32, gain: Float, fadeFrames: Int32)
     case setPan(handle: UInt32, pan: Float)
     case stop(handle: UInt32, fadeFrames: Int32)
@@ -46,10 +48,13 @@ private struct Voice {
     var fadeEnd = FadeEnd.none
     /// The gain asked for by play/setGain: what resume returns to.
     var userGain: Float = 1
+    var pan: Float = 0
     var panLeft: Float = 1
     var panRight: Float = 1
     /// Start order, for stealing the oldest.
     var serial: UInt64 = 0
+    /// >= 0: waiting for this clip slot to be filled; silent until then.
+    var waitingSlot: Int32 = -1
 
     var stopping: Bool { fadeEnd == .stop }
 }
@@ -66,6 +71,12 @@ public final class Mixer: @unchecked Sendable {
     private static let releaseSlots = 4
     private static let stealFadeFrames: Int32 = 240  // 5 ms
     private let commands: SPSCQueue<MixerCommand>
+    /// Clips that arrive after start (music rendered in the background), by slot number.
+    public static let slotCount = 32
+    private let slotFills: SPSCQueue<(slot: Int32, clip: ClipRef)>
+    private let slotClips: UnsafeMutablePointer<ClipRef?>
+    /// Serializes slot producers (any thread); the audio thread never takes it.
+    private let slotLock = Mutex<[AudioClip?]>(Array(repeating: nil, count: Mixer.slotCount))
 
     // Audio-thread state: preallocated once.
     private let voices: UnsafeMutablePointer<Voice>
@@ -78,9 +89,16 @@ public final class Mixer: @unchecked Sendable {
     private var master: Float = 1
     private var masterTarget: Float = 1
     private var masterStep: Float = 0
-    private var limiterEnvelope: Float = 0
-    private var limiterThreshold: Float = 0.8
-    private let attackCoefficient: Float
+    /// Look-ahead limiter state: the output is delayed by lookaheadFrames so the gain can
+    /// come down smoothly *before* a peak arrives instead of clipping it.
+    public static let lookaheadFrames = 32  // 0.67 ms
+    private static let limiterThreshold: Float = 0.89  // -1 dBFS
+    private let delayLine: UnsafeMutablePointer<Float>      // (L + 1) stereo frames
+    private let requiredGain: UnsafeMutablePointer<Float>   // L + 1 gains, one per input frame
+    private let heldGain: UnsafeMutablePointer<Float>       // L + 1 window minima, box-averaged
+    private var heldSum: Float
+    private var limiterIndex = 0
+    private var limiterGain: Float = 1
     private let releaseCoefficient: Float
 
     // Figures the audio thread publishes for the main thread.
@@ -100,14 +118,23 @@ public final class Mixer: @unchecked Sendable {
         voiceCount = voices
         self.maxChunk = maxChunk
         commands = SPSCQueue(capacity: commandCapacity)
+        slotFills = SPSCQueue(capacity: Mixer.slotCount * 2)
+        slotClips = .allocate(capacity: Mixer.slotCount)
+        slotClips.initialize(repeating: nil, count: Mixer.slotCount)
         slotCount = voices + Mixer.releaseSlots
         self.voices = .allocate(capacity: slotCount)
         self.voices.initialize(repeating: Voice(), count: slotCount)
         bus = .allocate(capacity: maxChunk * 2)
         onsetStore = .allocate(capacity: onsetCapacity)
-        let rate = Float(AudioFormat.sampleRate)
-        attackCoefficient = 1 - expf(-1 / (0.001 * rate))   // ~1 ms
-        releaseCoefficient = 1 - expf(-1 / (0.150 * rate))  // ~150 ms
+        let window = Mixer.lookaheadFrames + 1
+        delayLine = .allocate(capacity: window * 2)
+        delayLine.initialize(repeating: 0, count: window * 2)
+        requiredGain = .allocate(capacity: window)
+        requiredGain.initialize(repeating: 1, count: window)
+        heldGain = .allocate(capacity: window)
+        heldGain.initialize(repeating: 1, count: window)
+        heldSum = Float(window)
+        releaseCoefficient = 1 - expf(-1 / (0.120 * Float(AudioFormat.sampleRate)))  // ~120 ms
     }
 
     deinit {
@@ -115,6 +142,10 @@ public final class Mixer: @unchecked Sendable {
         voices.deallocate()
         bus.deallocate()
         onsetStore.deallocate()
+        slotClips.deallocate()
+        delayLine.deallocate()
+        requiredGain.deallocate()
+        heldGain.deallocate()
     }
 
     // MARK: - Main thread
@@ -131,6 +162,32 @@ public final class Mixer: @unchecked Sendable {
         send(.play(handle: handle, clip: clip.ref, gain: max(0, gain), pan: max(-1, min(1, pan)),
                    loop: loop, fadeFrames: Mixer.frames(fadeIn), time: time))
         return VoiceHandle(raw: handle)
+    }
+
+    /// Like play, for the clip in a slot (see fillSlot). If the slot is still empty the
+    /// voice exists but stays silent, and starts the moment the clip arrives.
+    @discardableResult
+    public func playSlot(_ slot: Int, gain: Float = 1, pan: Float = 0, loop: Bool = false,
+                         fadeIn: Double = 0, time: Double = monotonicSeconds()) -> VoiceHandle
+    {
+        precondition(slot >= 0 && slot < Mixer.slotCount, "slot out of range")
+        let handle = nextHandle
+        nextHandle = nextHandle == UInt32.max ? 1 : nextHandle + 1
+        send(.playSlot(handle: handle, slot: Int32(slot), gain: max(0, gain), pan: max(-1, min(1, pan)),
+                       loop: loop, fadeFrames: Mixer.frames(fadeIn), time: time))
+        return VoiceHandle(raw: handle)
+    }
+
+    /// Puts a clip in a slot, once; any thread (a background renderer, typically). The
+    /// mixer keeps the clip alive. False if the slot was already filled.
+    @discardableResult
+    public func fillSlot(_ slot: Int, with clip: AudioClip) -> Bool {
+        precondition(slot >= 0 && slot < Mixer.slotCount, "slot out of range")
+        return slotLock.withLock { clips in
+            guard clips[slot] == nil else { return false }
+            clips[slot] = clip
+            return slotFills.push((Int32(slot), clip.ref))
+        }
     }
 
     public func stop(_ voice: VoiceHandle, fadeOut: Double = 0.005) {
@@ -218,6 +275,15 @@ public final class Mixer: @unchecked Sendable {
 
     private func beginRender() {
         onsetsThisRender = 0
+        while let fill = slotFills.pop() {
+            slotClips[Int(fill.slot)] = fill.clip
+            for i in 0..<slotCount where voices[i].active && voices[i].waitingSlot == fill.slot {
+                voices[i].waitingSlot = -1
+                voices[i].clip = fill.clip
+                voices[i].position = 0
+                setPanGains(&voices[i], voices[i].pan)
+            }
+        }
         while let command = commands.pop() { apply(command) }
     }
 
@@ -253,6 +319,24 @@ public final class Mixer: @unchecked Sendable {
                 onsetStore[onsetsThisRender] = MixerOnset(commandTime: time, frame: 0)
                 onsetsThisRender += 1
             }
+        case let .playSlot(handle, slot, gain, pan, loop, fadeFrames, time):
+            if let clip = slotClips[Int(slot)] {
+                apply(.play(handle: handle, clip: clip, gain: gain, pan: pan, loop: loop, fadeFrames: fadeFrames, time: time))
+                return
+            }
+            let index = freeSlot()
+            serial += 1
+            var v = Voice()
+            v.active = true
+            v.handle = handle
+            v.waitingSlot = slot
+            v.loop = loop
+            v.userGain = gain
+            v.serial = serial
+            v.pan = pan
+            v.level = fadeFrames > 0 ? 0 : gain
+            if fadeFrames > 0 { ramp(&v, to: gain, frames: fadeFrames, end: .none) } else { v.target = gain }
+            voices[index] = v
         case let .setGain(handle, gain, fadeFrames):
             withVoice(handle) { v in
                 v.userGain = gain
@@ -262,10 +346,11 @@ public final class Mixer: @unchecked Sendable {
             withVoice(handle) { setPanGains(&$0, pan) }
         case let .stop(handle, fadeFrames):
             withVoice(handle) { v in
-                if v.paused { v.active = false } else { ramp(&v, to: 0, frames: fadeFrames, end: .stop) }
+                if v.paused || v.waitingSlot >= 0 { v.active = false } else { ramp(&v, to: 0, frames: fadeFrames, end: .stop) }
             }
         case let .pause(handle, fadeFrames):
             withVoice(handle) { v in
+                if v.waitingSlot >= 0 { v.paused = true; v.level = 0; v.step = 0; v.fadeEnd = .none; return }
                 if !v.stopping && !v.paused { ramp(&v, to: 0, frames: fadeFrames, end: .pause) }
             }
         case let .resume(handle, fadeFrames):
@@ -276,7 +361,7 @@ public final class Mixer: @unchecked Sendable {
             }
         case let .stopAll(fadeFrames):
             for i in 0..<slotCount where voices[i].active {
-                if voices[i].paused { voices[i].active = false } else { ramp(&voices[i], to: 0, frames: fadeFrames, end: .stop) }
+                if voices[i].paused || voices[i].waitingSlot >= 0 { voices[i].active = false } else { ramp(&voices[i], to: 0, frames: fadeFrames, end: .stop) }
             }
         case let .master(volume, fadeFrames):
             masterTarget = volume
@@ -310,6 +395,7 @@ public final class Mixer: @unchecked Sendable {
     }
 
     private func setPanGains(_ v: inout Voice, _ pan: Float) {
+        v.pan = pan
         if v.clip.channels == 1 {
             // Constant power, scaled so the centre is unity: a centred mono effect plays at
             // the level it was made at.
@@ -365,7 +451,7 @@ public final class Mixer: @unchecked Sendable {
 
     private func mixChunk(frames n: Int) {
         bus.update(repeating: 0, count: n * 2)
-        for s in 0..<slotCount where voices[s].active && !voices[s].paused {
+        for s in 0..<slotCount where voices[s].active && !voices[s].paused && voices[s].waitingSlot < 0 {
             mixVoice(voices + s, frames: n)
         }
         var limited = 0
@@ -377,22 +463,32 @@ public final class Mixer: @unchecked Sendable {
                     masterStep = 0
                 }
             }
-            var left = bus[2 * i] * master
-            var right = bus[2 * i + 1] * master
-            // Soft limiter: a peak follower (1 ms attack, 150 ms release) turns the sum
-            // down smoothly when it passes the threshold; whatever the attack lets through
-            // is bent by a soft knee that approaches but never reaches full scale.
+            let left = bus[2 * i] * master
+            let right = bus[2 * i + 1] * master
+            // Look-ahead limiter. For the frame leaving the delay line, the gain is the
+            // box average of window minima of the gain each of the next L frames needs:
+            // never above what any of them needs (no overshoot), and it glides down over L
+            // frames instead of jumping (no clipped edge). Recovery is a slow release.
+            let window = Mixer.lookaheadFrames + 1
             let peak = max(abs(left), abs(right))
-            let coefficient = peak > limiterEnvelope ? attackCoefficient : releaseCoefficient
-            limiterEnvelope += (peak - limiterEnvelope) * coefficient
-            if limiterEnvelope > limiterThreshold {
-                let gain = limiterThreshold / limiterEnvelope
-                left *= gain
-                right *= gain
-                limited += 1
-            }
-            bus[2 * i] = Mixer.softClip(left)
-            bus[2 * i + 1] = Mixer.softClip(right)
+            requiredGain[limiterIndex] = peak > Mixer.limiterThreshold ? Mixer.limiterThreshold / peak : 1
+            var windowMin: Float = 1
+            for k in 0..<window { windowMin = min(windowMin, requiredGain[k]) }
+            heldSum += windowMin - heldGain[limiterIndex]
+            heldGain[limiterIndex] = windowMin
+            let target = min(1, heldSum / Float(window))
+            limiterGain = min(target, limiterGain + (target - limiterGain) * releaseCoefficient)
+            // The oldest frame in the ring is the one L frames back: out with it, in with this one.
+            let oldest = (limiterIndex + 1) % window
+            let outLeft = delayLine[2 * oldest] * limiterGain
+            let outRight = delayLine[2 * oldest + 1] * limiterGain
+            delayLine[2 * limiterIndex] = left
+            delayLine[2 * limiterIndex + 1] = right
+            limiterIndex = oldest
+            if limiterGain < 0.9999 { limited += 1 }
+            // The knee only catches float rounding: the limiter already holds -1 dBFS.
+            bus[2 * i] = Mixer.softClip(outLeft)
+            bus[2 * i + 1] = Mixer.softClip(outRight)
         }
         if limited > 0 { limitedFrames.add(limited, ordering: .relaxed) }
     }
@@ -400,7 +496,7 @@ public final class Mixer: @unchecked Sendable {
     /// Identity below the knee; above it, a tanh curve with matching slope that tends to 1.
     @inline(__always)
     static func softClip(_ x: Float) -> Float {
-        let knee: Float = 0.85
+        let knee: Float = 0.9
         let magnitude = abs(x)
         if magnitude <= knee { return x }
         let bent = knee + (1 - knee) * tanhf((magnitude - knee) / (1 - knee))

@@ -1,18 +1,41 @@
 import Platform
+import Synchronization
 
-/// Every clip the games can ask for, made once at start: the synthesized set, with any
-/// sound the operator replaced by a file. Read-only afterwards.
+/// Every clip the games can ask for, made once: the synthesized set, with any sound the
+/// operator replaced by a file. Effects are made at init; tunes at init too, or later on
+/// a background thread (`renderMusic: false`, then `clip(_: Music)` makes what is missing).
 public final class SoundLibrary: @unchecked Sendable {
     public private(set) var effects: [Sound: AudioClip] = [:]
-    public private(set) var music: [Music: AudioClip] = [:]
+    /// Guarded: a background thread may be adding tunes while the main thread reads.
+    private let tunes = Mutex<[Music: AudioClip]>([:])
+    public var music: [Music: AudioClip] { tunes.withLock { $0 } }
     /// Files that could not be used, each with its reason (their synthesized sound plays).
     public private(set) var loadErrors: [SoundFileError] = []
 
     /// overrides: sound or music name (`Sound`/`Music` raw values, e.g. "zombieHit",
     /// "beatZombies") -> file path.
-    public init(overrides: [String: String] = [:]) {
+    public convenience init(overrides: [String: String] = [:], renderMusic: Bool = true) {
+        self.init()
         for sound in Sound.allCases { effects[sound] = Effects.render(sound) }
-        for tune in Music.allCases { music[tune] = Tunes.render(tune) }
+        apply(overrides)
+        if renderMusic {
+            for tune in Music.allCases { _ = clip(tune) }
+        }
+    }
+
+    /// The clips of `base` with overrides applied: reloading the operator's files without
+    /// synthesizing again.
+    public convenience init(overrides: [String: String], base: SoundLibrary) {
+        self.init()
+        effects = base.effects
+        let baseMusic = base.music
+        tunes.withLock { $0 = baseMusic }
+        apply(overrides)
+    }
+
+    private init() {}
+
+    private func apply(_ overrides: [String: String]) {
         for (name, path) in overrides.sorted(by: { $0.key < $1.key }) {
             let sound = Sound(rawValue: name)
             let tune = Music(rawValue: name)
@@ -23,7 +46,7 @@ public final class SoundLibrary: @unchecked Sendable {
             do {
                 let clip = try SoundFile.load(path, name: name)
                 if let sound { effects[sound] = clip }
-                if let tune { music[tune] = clip }
+                if let tune { tunes.withLock { $0[tune] = clip } }
                 Log.info("audio: \(name) replaced by \(path)")
             } catch {
                 report(error)
@@ -47,7 +70,19 @@ public final class SoundLibrary: @unchecked Sendable {
     }
 
     public func clip(_ sound: Sound) -> AudioClip { effects[sound]! }
-    public func clip(_ tune: Music) -> AudioClip { music[tune]! }
+    /// The tune, synthesized now if it is not there yet (any thread).
+    public func clip(_ tune: Music) -> AudioClip {
+        if let ready = readyClip(tune) { return ready }
+        let made = Tunes.render(tune)
+        return tunes.withLock { store in
+            if let other = store[tune] { return other }  // made meanwhile by another thread
+            store[tune] = made
+            return made
+        }
+    }
+
+    /// The tune if it is made already.
+    public func readyClip(_ tune: Music) -> AudioClip? { tunes.withLock { $0[tune] } }
 
     private func report(_ error: SoundFileError) {
         loadErrors.append(error)

@@ -160,6 +160,18 @@ enum Synth {
         return (octave + 1) * 12 + base + accidental
     }
 
+    /// sin(2 pi x) for x in cycles: range-reduced to a quarter wave, then a 9th-order
+    /// polynomial (error under 4e-6, -108 dB): a fraction of libm's cost per sample.
+    @inline(__always)
+    static func sine(cycles x: Double) -> Double {
+        var p = x - x.rounded(.down)  // 0..<1
+        if p >= 0.5 { p -= 1 }        // -0.5..<0.5
+        if p > 0.25 { p = 0.5 - p } else if p < -0.25 { p = -0.5 - p }
+        let t = 2 * Double.pi * p
+        let t2 = t * t
+        return t * (1 + t2 * (-1.0 / 6 + t2 * (1.0 / 120 + t2 * (-1.0 / 5040 + t2 * (1.0 / 362_880)))))
+    }
+
     @inline(__always)
     static func polyBLEP(_ t: Double, _ dt: Double) -> Double {
         if t < dt { let x = t / dt; return x + x - x * x - 1 }
@@ -171,21 +183,23 @@ enum Synth {
     @inline(__always)
     static func oscillator(_ wave: Wave, phase: Double, dt: Double, index: Double, noise: inout Noise) -> Double {
         switch wave {
-        case .sine: return sin(2 * .pi * phase)
+        case .sine: return sine(cycles: phase)
         case .triangle: return 1 - 4 * abs(phase - 0.5)
         case .saw: return 2 * phase - 1 - polyBLEP(phase, dt)
         case .square:
             var v = phase < 0.5 ? 1.0 : -1.0
             v += polyBLEP(phase, dt)
-            v -= polyBLEP((phase + 0.5).truncatingRemainder(dividingBy: 1), dt)
+            v -= polyBLEP(phase < 0.5 ? phase + 0.5 : phase - 0.5, dt)
             return v
         case let .fm(ratio, _, _):
-            return sin(2 * .pi * phase + index * sin(2 * .pi * phase * ratio))
+            return sine(cycles: phase + index / (2 * .pi) * sine(cycles: phase * ratio))
         case .noise: return Double(noise.next())
         }
     }
 
     /// Adds one note to a track: start and held length in seconds, the release follows.
+    /// Exponential curves run as per-sample multipliers rather than exp() calls: the whole
+    /// set of sounds is rendered at every start, on boards much slower than a desktop.
     static func note(_ track: Track, start: Double, length: Double, midi: Double, velocity: Float,
                      pan: Float = 0, instrument ins: Instrument, seed: UInt32 = 1)
     {
@@ -196,55 +210,75 @@ enum Synth {
         let leftGain = Float(cos(angle) * 2.0.squareRoot()) * velocity * ins.gain
         let rightGain = Float(sin(angle) * 2.0.squareRoot()) * velocity * ins.gain
         let baseFrequency = frequency(midi: midi)
+        let wave = ins.wave
+        let attackFrames = max(1, Int(ins.attack * rate))
+        let decayFrames = max(1, Int(ins.decay * rate))
+        let lengthFrames = Int(length * rate)
+        let releaseFrames = max(1, count - lengthFrames)
+        let ringFactor = ins.ring.map { exp(-1 / ($0 * rate)) } ?? 1
+        let hasRing = ins.ring != nil
+        var ringLevel = 1.0
+        let glideFactor = exp(-3 / (max(ins.glideTime, 1e-4) * rate))
+        var glide = ins.glide
+        let sweepFactor = exp(-1 / (max(ins.filterDecay, 1e-4) * rate))
+        var sweep = ins.filterSweep - 1
+        var fmIndex = 0.0, fmFactor = 1.0
+        if case let .fm(_, index, decay) = wave { fmIndex = index; fmFactor = exp(-1 / (decay * rate)) }
+        let vibratoStart = Int(ins.vibratoDelay * rate)
+        let vibratoRamp = 0.2 * rate
+        let vibratoCycles = ins.vibratoRate / rate
+        let detuneRatio = pow(2, ins.detune / 1200)
+        let cutoff = ins.cutoff ?? 0
         var phase = 0.0, phase2 = 0.37
         var low1 = 0.0, low2 = 0.0
         var noise = Noise(seed: seed &* 2_654_435_761 &+ UInt32(truncatingIfNeeded: first))
-        let detuneRatio = pow(2, ins.detune / 1200)
-        var fmIndex = 0.0, fmDecay = 1.0
-        if case let .fm(_, index, decay) = ins.wave { fmIndex = index; fmDecay = decay }
         var releaseFrom: Float = 0
+        let ln2over12 = log(2.0) / 12
         for i in 0..<count {
-            let t = Double(i) / rate
             // Envelope.
             var env: Float
-            if t < ins.attack {
-                env = Float(t / ins.attack)
-            } else if let ring = ins.ring {
-                env = Float(exp(-(t - ins.attack) / ring))
-            } else if t < ins.attack + ins.decay {
-                env = 1 - (1 - ins.sustain) * Float((t - ins.attack) / ins.decay)
+            if i < attackFrames {
+                env = Float(i) / Float(attackFrames)
+            } else if hasRing {
+                ringLevel *= ringFactor
+                env = Float(ringLevel)
+            } else if i < attackFrames + decayFrames {
+                env = 1 - (1 - ins.sustain) * Float(i - attackFrames) / Float(decayFrames)
             } else {
                 env = ins.sustain
             }
-            if t < length {
+            if i < lengthFrames {
                 releaseFrom = env
             } else {
-                env = releaseFrom * Float(1 - (t - length) / max(ins.release, 1e-4))
-                // Ease the last part of the release to zero: no step at the end.
-                env = max(0, env)
+                // Linear to exactly zero at the last sample: no step at the end.
+                env = releaseFrom * Float(count - i) / Float(releaseFrames)
             }
             // Pitch: glide and delayed vibrato.
             var semis = 0.0
-            if ins.glide != 0 { semis += ins.glide * exp(-t / max(ins.glideTime, 1e-4) * 3) }
-            if ins.vibratoDepth > 0 && t > ins.vibratoDelay {
-                let depth = ins.vibratoDepth * min(1, (t - ins.vibratoDelay) / 0.2)
-                semis += depth * sin(2 * .pi * ins.vibratoRate * t)
+            if glide != 0 {
+                semis += glide
+                glide *= glideFactor
             }
-            let f = semis == 0 ? baseFrequency : baseFrequency * pow(2, semis / 12)
-            let dt = f / rate
-            let index = fmIndex * exp(-t / fmDecay)
-            var v = oscillator(ins.wave, phase: phase, dt: dt, index: index, noise: &noise)
+            if ins.vibratoDepth > 0 && i > vibratoStart {
+                let depth = ins.vibratoDepth * min(1, Double(i - vibratoStart) / vibratoRamp)
+                semis += depth * sine(cycles: vibratoCycles * Double(i))
+            }
+            let dt = (semis == 0 ? baseFrequency : baseFrequency * exp(semis * ln2over12)) / rate
+            var v = oscillator(wave, phase: phase, dt: dt, index: fmIndex, noise: &noise)
             if ins.detune != 0 {
-                v = 0.5 * (v + oscillator(ins.wave, phase: phase2, dt: dt * detuneRatio, index: index, noise: &noise))
+                v = 0.5 * (v + oscillator(wave, phase: phase2, dt: dt * detuneRatio, index: fmIndex, noise: &noise))
                 phase2 += dt * detuneRatio
                 if phase2 >= 1 { phase2 -= 1 }
             }
+            fmIndex *= fmFactor
             phase += dt
             if phase >= 1 { phase -= 1 }
-            if let cutoff = ins.cutoff {
-                let sweep = 1 + (ins.filterSweep - 1) * exp(-t / max(ins.filterDecay, 1e-4))
-                let fc = min(cutoff * sweep, rate * 0.45)
-                let a = 1 - exp(-2 * .pi * fc / rate)
+            if cutoff > 0 {
+                let fc = min(cutoff * (1 + sweep), rate * 0.45)
+                sweep *= sweepFactor
+                // One-pole coefficient 1 - e^(-w), by its rational approximation w / (1 + w).
+                let w = 2 * .pi * fc / rate
+                let a = w / (1 + w)
                 low1 += (v - low1) * a
                 low2 += (low1 - low2) * a
                 v = low2

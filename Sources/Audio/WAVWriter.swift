@@ -38,20 +38,21 @@ public enum WAVWriter {
     }
 }
 
-/// Renders every synthesized effect and tune to `<directory>/<name>.wav` (for listening and
-/// for `sox NAME.wav -n stat`); returns the paths written.
+/// Writes every effect and tune to `<directory>/<name>.wav` (for listening and for
+/// `sox NAME.wav -n stat`): freshly synthesized, or a library's clips (what the kiosk
+/// plays, operator files included). Returns the paths written.
 @discardableResult
-public func renderSoundsToWAV(directory: String) throws(SystemError) -> [String] {
+public func renderSoundsToWAV(directory: String, library: SoundLibrary? = nil) throws(SystemError) -> [String] {
     try Files.makeDirectories(directory)
     var paths: [String] = []
     for sound in Sound.allCases {
         let path = "\(directory)/\(sound.rawValue).wav"
-        try WAVWriter.write(Effects.render(sound), to: path)
+        try WAVWriter.write(library?.clip(sound) ?? Effects.render(sound), to: path)
         paths.append(path)
     }
     for music in Music.allCases {
         let path = "\(directory)/music-\(music.rawValue).wav"
-        try WAVWriter.write(Tunes.render(music), to: path)
+        try WAVWriter.write(library?.clip(music) ?? Tunes.render(music), to: path)
         paths.append(path)
     }
     return paths

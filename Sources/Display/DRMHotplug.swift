@@ -58,15 +58,19 @@ public final class DRMHotplug {
     }
 
     /// A uevent is "ACTION@DEVPATH\0KEY=VALUE\0...": a DRM hotplug has ACTION=change,
-    /// SUBSYSTEM=drm and HOTPLUG=1.
+    /// SUBSYSTEM=drm and HOTPLUG=1. A synthetic change (SYNTH_UUID, from `udevadm trigger
+    /// -c change` or writing "change" to the card's uevent file) counts too: it is how an
+    /// operator or a test asks for a re-probe on drivers that do not poll their outputs
+    /// (virtio-gpu sends nothing when a connector's status is forced through sysfs).
     public static func isDRMHotplug<C: Collection>(_ message: C) -> Bool where C.Element == UInt8 {
         var action = false, drm = false, hotplug = false
         for field in message.split(separator: 0) {
-            switch String(decoding: field, as: UTF8.self) {
+            let text = String(decoding: field, as: UTF8.self)
+            switch text {
             case "ACTION=change": action = true
             case "SUBSYSTEM=drm": drm = true
             case "HOTPLUG=1": hotplug = true
-            default: break
+            default: if text.hasPrefix("SYNTH_UUID=") { hotplug = true }
             }
         }
         return action && drm && hotplug

@@ -17,6 +17,7 @@ public final class Game2048Scene: Scene, GameScene {
     /// Attract mode: seconds between moves, and the pause on a finished board.
     static let autoplayInterval = 0.3
     static let autoplayRestartDelay = 2.5
+    static let tabIcons: [String?] = ["🎮", "⚙️", "🎨"]
 
     public var isAutoplaying = false {
         didSet {
@@ -90,7 +91,7 @@ public final class Game2048Scene: Scene, GameScene {
         model = Game2048Model(checkedSize: boardSize, seed: seeds.next())
         let zh = language == .chinese
         tabs = TabBar(titles: zh ? ["游戏", "设置", "颜色"] : ["Game", "Settings", "Colour"],
-                      icons: ["🎮", "⚙️", "🎨"])
+                      icons: Self.tabIcons)
         board = BoardView(size: boardSize)
         scoreBox = ScoreBox(title: zh ? "分数" : "Score")
         bestBox = ScoreBox(title: zh ? "最高" : "Best")
@@ -176,6 +177,8 @@ public final class Game2048Scene: Scene, GameScene {
         let margin = 16.0
         homeButton.frame = Rect(margin, margin, 56, 56)
         tabs.frame = Rect(margin + 72, margin, w - 2 * margin - 72, 56)
+        // Narrow screens show the tab names without their icons, so the names fit.
+        for (button, icon) in zip(tabs.tabs, Self.tabIcons) { button.icon = w < 640 ? nil : icon }
         let top = margin + 56 + 16
         let content = Rect(margin, top, w - 2 * margin, h - top - margin)
         for page in [gamePage, settingsPage, themePage] { page.frame = content }
@@ -216,13 +219,15 @@ public final class Game2048Scene: Scene, GameScene {
             practiceBadge.frame = Rect(x, newGameButton.frame.maxY + 12, panelWidth, 26)
             hintLabel.frame = Rect(x, board.frame.maxY - 52, panelWidth, 52)
         } else {
-            // Portrait: scores above the board, buttons below it.
-            let side = min(area.width, area.height - 76 - 16 - 60 - 16 - 30)
+            // Portrait: scores above the board, buttons below it, the block centred.
+            let chrome = 76.0 + 16 + 16 + 60 + 30
+            let side = min(area.width, area.height - chrome)
             let x = (area.width - side) / 2
+            let y = max(0, (area.height - chrome - side) / 2)
             let boxWidth = (side - 12) / 2
-            scoreBox.frame = Rect(x, 0, boxWidth, 76)
-            bestBox.frame = Rect(x + boxWidth + 12, 0, boxWidth, 76)
-            board.frame = Rect(x, 92, side, side)
+            scoreBox.frame = Rect(x, y, boxWidth, 76)
+            bestBox.frame = Rect(x + boxWidth + 12, y, boxWidth, 76)
+            board.frame = Rect(x, y + 92, side, side)
             undoButton.frame = Rect(x, board.frame.maxY + 16, boxWidth, 60)
             newGameButton.frame = Rect(x + boxWidth + 12, board.frame.maxY + 16, boxWidth, 60)
             practiceBadge.frame = Rect(x, newGameButton.frame.maxY + 4, side, 26)
@@ -271,6 +276,8 @@ public final class Game2048Scene: Scene, GameScene {
         selectedTab = index
         if tabs.selectedIndex != index { tabs.selectedIndex = index }
         updateVisibility()
+        // Back on the board, the arrows belong to the tiles again.
+        if index == 0 { focus(nil) }
     }
 
     /// The "ready?" confirmation: play begins.
@@ -287,13 +294,21 @@ public final class Game2048Scene: Scene, GameScene {
         return true
     }
 
+    /// On the game tab the arrows move the tiles. Confirm lifts the focus onto the buttons
+    /// (and from there to the tabs), where arrows move the focus; back returns to the tiles.
     public override func handleKey(_ key: Key) -> Bool {
         guard canTakeMoves else { return false }
+        if let focused = focusedView, focused.isVisibleInTree {
+            guard key == .back else { return false }
+            focus(nil)
+            return true
+        }
         switch key {
         case .up: move(.up)
         case .down: move(.down)
         case .left: move(.left)
         case .right: move(.right)
+        case .confirm, .start: focus(undoButton.isEnabled ? undoButton : newGameButton)
         default: return false
         }
         return true

@@ -202,22 +202,30 @@ public final class MemoryMatchScene: Scene, GameScene {
             let left = margin + 56 + 16
             grid.frame = Rect(left, margin, x - 16 - left, h - 2 * margin)
         } else {
-            let statTop = margin + 56 + 12
+            // Portrait: stats, the grid and the button as one block, centred vertically.
             let sw = (w - 2 * margin - 20) / 3
-            movesStat.frame = Rect(margin, statTop, sw, 66)
-            timeStat.frame = Rect(margin + sw + 10, statTop, sw, 66)
-            bestStat.frame = Rect(margin + 2 * (sw + 10), statTop, sw, 66)
-            restartButton.frame = Rect(center: Point(w / 2, h - margin - 30), size: Size(220, 60))
-            let top = statTop + 66 + 16
-            grid.frame = Rect(margin, top, w - 2 * margin, restartButton.frame.minY - 16 - top)
+            let gridWidth = w - 2 * margin
+            let columns = Double(min(model.grid.rows, model.grid.columns))
+            let rows = Double(max(model.grid.rows, model.grid.columns))
+            let spacing = max(6, gridWidth * 0.025)
+            let cell = (gridWidth - spacing * (columns - 1)) / columns
+            let top = margin + 56 + 12
+            let available = h - top - margin - 66 - 16 - 16 - 60
+            let gridHeight = min(available, rows * cell + (rows - 1) * spacing)
+            let y = top + max(0, (available - gridHeight) / 2)
+            movesStat.frame = Rect(margin, y, sw, 66)
+            timeStat.frame = Rect(margin + sw + 10, y, sw, 66)
+            bestStat.frame = Rect(margin + 2 * (sw + 10), y, sw, 66)
+            grid.frame = Rect(margin, y + 66 + 16, gridWidth, gridHeight)
+            restartButton.frame = Rect(center: Point(w / 2, grid.frame.maxY + 16 + 30), size: Size(220, 60))
         }
         layoutCards()
     }
 
-    /// Square cards in the grid; on a tall screen a wide grid turns to stand upright.
+    /// Square cards in the grid; on a portrait screen a wide grid turns to stand upright.
     private func layoutCards() {
         guard grid.frame.width > 0 else { return }
-        let transposed = grid.frame.height > grid.frame.width && model.grid.columns > model.grid.rows
+        let transposed = size.height > size.width && model.grid.columns > model.grid.rows
         let columns = transposed ? model.grid.rows : model.grid.columns
         let rows = transposed ? model.grid.columns : model.grid.rows
         let spacing = max(6, min(grid.frame.width, grid.frame.height) * 0.025)
@@ -275,6 +283,21 @@ public final class MemoryMatchScene: Scene, GameScene {
             }
         }
         focus(nil)
+    }
+
+    /// The first arrow or confirm on a fresh grid puts the focus on the first card rather
+    /// than the home button, so a stick player starts on the cards.
+    public override func handleKey(_ key: Key) -> Bool {
+        guard showingGrid, !isAutoplaying, dialog == nil, let first = cardViews.first else { return false }
+        let onCard = cardViews.contains { $0 === focusedView }
+        guard !onCard, focusedView == nil || focusedView?.isVisibleInTree == false else { return false }
+        switch key {
+        case .up, .down, .left, .right, .confirm, .start:
+            focus(first)
+            return true
+        default:
+            return false
+        }
     }
 
     func tapCard(_ index: Int) {

@@ -1,36 +1,97 @@
+import Arcade
 import Platform
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// boardwalk-bench: the numbers that say Boardwalk is fast, measured the same way every
 /// time. Ratios against plain pixman / memcpy are what to compare across machines.
-///   boardwalk-bench [--json] [--frames N] [--only SECTION]
+let usage = """
+usage: boardwalk-bench [--json] [--frames N] [--only SECTION[,SECTION]] [--size WxH]...
+                       [--scene NAME[,NAME]] [--busy SECONDS] [--data-dir DIR]
+  sections: startup, graphics, scenes, copyout, audio (all by default)
+  --frames N   N measured frames per case, fixed work, no wall-clock-driven sections
+               (the audio latency run is left out): for instruction counts under
+               valgrind --tool=callgrind (see scripts/bench-callgrind.sh)
+  --size WxH   scene sizes (default 800x480, 1280x800 and 1920x1080)
+  --scene      menu, attract, game-<id> (default all)
+  --busy S     seconds of autoplay before a game is measured (default 20)
+"""
+
+let processStart = processStartMonotonic()
 var json = false
 var frames = 120
-var only: String? = nil
+var deterministic = false
+var only: [String]? = nil
+var sizes: [(Int, Int)] = []
+var scenes: [String]? = nil
+var busy = 20.0
 var args = CommandLine.arguments.dropFirst()
+
+func fail(_ message: String) -> Never {
+    Log.error("\(message)\n\(usage)")
+    exit(2)
+}
+
 while let a = args.popFirst() {
     switch a {
     case "--json": json = true
     case "--frames":
-        guard let v = args.popFirst().flatMap({ Int($0) }), v > 0 else {
-            Log.error("--frames takes a positive number"); exit(2)
-        }
+        guard let v = args.popFirst().flatMap({ Int($0) }), v > 0, v <= 100_000 else { fail("--frames takes a number from 1 to 100000") }
         frames = v
-    case "--only": only = args.popFirst()
+        deterministic = true
+    case "--only":
+        guard let v = args.popFirst() else { fail("--only takes section names") }
+        only = v.split(separator: ",").map(String.init)
+    case "--size":
+        guard let v = args.popFirst() else { fail("--size takes WxH") }
+        let p = v.split(separator: "x").compactMap { Int($0) }
+        guard p.count == 2, (64...8192).contains(p[0]), (64...8192).contains(p[1]) else { fail("--size takes WxH, e.g. 1280x800") }
+        sizes.append((p[0], p[1]))
+    case "--scene":
+        guard let v = args.popFirst() else { fail("--scene takes scene names") }
+        scenes = v.split(separator: ",").map(String.init)
+    case "--busy":
+        guard let v = args.popFirst().flatMap({ Double($0) }), v >= 0, v <= 3600 else { fail("--busy takes seconds (0 to 3600)") }
+        busy = v
+    case "--data-dir":
+        guard let v = args.popFirst() else { fail("--data-dir takes a directory") }
+        benchDataDirectory = v
     case "-h", "--help":
-        print("usage: boardwalk-bench [--json] [--frames N] [--only graphics]")
+        print(usage)
         exit(0)
     default:
-        Log.error("unknown argument \(a)"); exit(2)
+        fail("unknown argument \(a)")
     }
 }
+let known = ["startup", "graphics", "scenes", "copyout", "audio"]
+if let unknown = only?.first(where: { !known.contains($0) }) { fail("unknown section \(unknown)") }
+if sizes.isEmpty { sizes = [(800, 480), (1280, 800), (1920, 1080)] }
+if benchDataDirectory == nil { benchDataDirectory = sourceTreeData() }
 
+// A fresh state directory: saved scores would change what the menu draws.
+guard let stateDirectory = makeStateDirectory() else { fail("cannot create a state directory under /tmp") }
+
+let sceneOptions = SceneBenchOptions(frames: frames, warmup: deterministic ? 1 : 5, sizes: sizes,
+                                     busySeconds: busy, only: scenes)
 let sections: [(String, () -> [ReportRow])] = [
+    ("startup", { startupBench(stateDirectory: stateDirectory, processStart: processStart) }),
     ("graphics", { graphicsBench(frames: frames) }),
+    ("scenes", { sceneBench(sceneOptions, stateDirectory: stateDirectory) }),
+    ("copyout", { copyOutBench(iterations: deterministic ? 2 : 30) }),
+    ("audio", { audioBench(deterministic: deterministic) }),
 ]
-for (name, run) in sections where only == nil || only == name {
-    for row in run() { print(json ? row.json() : row.text()) }
+let started = monotonicSeconds()
+for (name, run) in sections where only == nil || only!.contains(name) {
+    for row in run() {
+        print(json ? row.json() : row.text())
+        fflush(nil)
+    }
 }
-
-#if canImport(Glibc)
-import Glibc
-#endif
+if deterministic {
+    let row = ReportRow(section: "callgrind", name: "frames", figures: [("frames", Double(drawnFrames))])
+    print(json ? row.json() : row.text())
+} else if !json {
+    print("bench: \(format(monotonicSeconds() - started)) s")
+}
+removeStateDirectory(stateDirectory)

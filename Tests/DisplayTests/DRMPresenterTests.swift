@@ -295,6 +295,10 @@ final class DRMPresenterTests: XCTestCase {
         XCTAssertFalse(DRMHotplug.isDRMHotplug(message(["add@/devices/x/input/input5", "ACTION=add", "SUBSYSTEM=input"])))
         XCTAssertFalse(DRMHotplug.isDRMHotplug(message(["change@/devices/x/drm/card0", "ACTION=change", "SUBSYSTEM=drm"])))
         XCTAssertFalse(DRMHotplug.isDRMHotplug([UInt8]()))
+        // What `echo change > /sys/class/drm/card0/uevent` sends.
+        XCTAssertTrue(DRMHotplug.isDRMHotplug(message([
+            "change@/devices/pci0000:00/0000:00:02.0/drm/card0", "ACTION=change", "SUBSYSTEM=drm",
+            "SYNTH_UUID=0", "DEVNAME=dri/card0"])))
     }
 
     func testBenchRuns() {

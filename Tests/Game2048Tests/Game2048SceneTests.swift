@@ -53,8 +53,31 @@ private final class Harness {
         run(0.05)
     }
 
+    private var gestures: GestureRecognizer?
+    private var nextTouch = 10
+
+    /// A finger drawn across the board, as the kiosk sees it: touch events in pixels go to
+    /// the scene and through the gesture recognizer, whose swipe reaches `handleSwipe`.
+    /// No frames pass, so a swipe can land in the middle of a slide.
     func swipe(_ direction: SwipeDirection) {
-        screen.handle(.swipe(direction, fromX: 300, fromY: 300, toX: 400, toY: 300, touchID: 1))
+        if gestures == nil { gestures = GestureRecognizer(pixelsPerPoint: screen.scale) }
+        let centre = scene.board.rectInRoot.center
+        let reach = 90.0
+        let (dx, dy): (Double, Double) = switch direction {
+        case .left: (-reach, 0)
+        case .right: (reach, 0)
+        case .up: (0, -reach)
+        case .down: (0, reach)
+        }
+        nextTouch += 1
+        for step in 0...4 {
+            let t = Double(step) / 4
+            let phase: TouchPhase = step == 0 ? .down : step == 4 ? .up : .move
+            let event = TouchEvent(phase: phase, id: nextTouch, x: (centre.x + dx * t) * screen.scale,
+                                   y: (centre.y + dy * t) * screen.scale, time: now + 0.03 * t)
+            screen.handle(.touch(event))
+            for gesture in gestures!.handle(event) { screen.handle(gesture) }
+        }
     }
 
     func key(_ key: Key) {
@@ -115,6 +138,23 @@ final class Game2048SceneTests: XCTestCase {
         h.swipe(.up)
         XCTAssertEqual(h.scene.model.moveCount, 3)
         h.run(0.4)
+        assertTilesMatchModel(h.scene)
+    }
+
+    /// Frames in the middle of a move: tiles part-way along, then the merged tile popping.
+    func testSlideAndPopFrames() throws {
+        let h = Harness()
+        h.scene.start()
+        h.scene.load(try Game2048Model(rows: [[0, 2, 0, 2, 0], [0, 0, 0, 0, 64], [4, 0, 4, 0, 8],
+                                              [0, 0, 0, 0, 0], [16, 0, 0, 0, 2]], seed: 12))
+        h.run(0.1)
+        h.rate = 60
+        h.swipe(.right)
+        h.run(0.05)
+        assertReference(h.screen, "2048-mid-slide-800x480")
+        h.run(0.1)
+        assertReference(h.screen, "2048-pop-800x480")
+        h.run(0.3)
         assertTilesMatchModel(h.scene)
     }
 
@@ -202,6 +242,48 @@ final class Game2048SceneTests: XCTestCase {
         h.key(.up)
         h.run(0.4)
         assertReference(h.screen, "2048-game-zh-480x800")
+    }
+
+    /// A stick alone reaches everything: confirm lifts the focus to the buttons, up to the
+    /// tabs; choosing the game tab hands the arrows back to the tiles.
+    func testStickReachesTheTabsAndBack() throws {
+        let storage = MemoryStorage()
+        let h = Harness(storage: storage)
+        h.key(.confirm)  // "Let's go!" has the focus on the start screen
+        XCTAssertTrue(h.scene.started)
+        h.key(.left)
+        XCTAssertEqual(h.scene.model.moveCount, 1)
+        h.key(.confirm)
+        XCTAssertEqual((h.scene.focusedView as? Button)?.title, "Undo")
+        h.key(.up)
+        XCTAssertEqual((h.scene.focusedView as? Button)?.title, "Colour")
+        h.key(.left)
+        XCTAssertEqual((h.scene.focusedView as? Button)?.title, "Settings")
+        h.key(.confirm)
+        XCTAssertEqual(h.scene.selectedTab, 1)
+        h.key(.down)
+        XCTAssertEqual((h.scene.focusedView as? Button)?.title, "6×6")
+        h.key(.confirm)
+        XCTAssertEqual(storage.integer("2048.size"), 6)
+        h.key(.up)
+        h.key(.left)
+        XCTAssertEqual((h.scene.focusedView as? Button)?.title, "Game")
+        h.key(.confirm)
+        XCTAssertEqual(h.scene.selectedTab, 0)
+        XCTAssertNil(h.scene.focusedView)
+        let moves = h.scene.model.moveCount
+        h.key(.down)
+        h.key(.up)
+        XCTAssertGreaterThan(h.scene.model.moveCount, moves)
+        // Back with the focus up returns to the tiles; back again goes home.
+        var home = false
+        h.scene.onHome = { home = true }
+        h.key(.confirm)
+        h.key(.back)
+        XCTAssertNil(h.scene.focusedView)
+        XCTAssertFalse(home)
+        h.key(.back)
+        XCTAssertTrue(home)
     }
 
     func testAttractModePlaysItself() {

@@ -198,8 +198,34 @@ final class MemoryMatchSceneTests: XCTestCase {
             turns.append(card.turn)
         }
         XCTAssertEqual(turns.last, 1)
+        // Back to the frame where the card stands nearly edge-on.
+        h.screen.handle(.touch(TouchEvent(phase: .up, id: 2, x: card.rectInRoot.midX, y: card.rectInRoot.midY, time: h.now)))
+        let other = h.scene.cardViews[6]
+        h.screen.handle(.touch(TouchEvent(phase: .down, id: 3, x: other.rectInRoot.midX, y: other.rectInRoot.midY, time: h.now)))
+        h.run(0.1)
+        assertReference(h.screen, "memory-mid-flip-800x480")
         XCTAssertTrue(turns.contains { $0 > 0.3 && $0 < 0.7 }, "passes edge-on: \(turns)")
         XCTAssertEqual(turns, turns.sorted())
+    }
+
+    /// Arrow keys (or a stick) move a focus ring over the cards; confirm turns the card.
+    func testKeysPlay() throws {
+        let h = Harness()
+        func key(_ k: Key) { h.screen.handle(.key(KeyEvent(key: k, isPressed: true, time: h.now))) }
+        key(.confirm)  // PLAY has the focus on the start screen
+        XCTAssertTrue(h.scene.showingGrid)
+        h.run(0.6)
+        key(.down)
+        XCTAssertTrue(h.scene.focusedView === h.scene.cardViews[0], "the first card takes the focus")
+        key(.confirm)
+        XCTAssertEqual(h.scene.model.cards[0].state, .faceUp)
+        key(.right)
+        key(.down)
+        XCTAssertTrue(h.scene.focusedView === h.scene.cardViews[5])
+        key(.confirm)
+        XCTAssertEqual(h.scene.model.moves, 1)
+        h.run(0.3)
+        assertReference(h.screen, "memory-keys-800x480")
     }
 
     func testPauseStopsTheClock() throws {

@@ -1,0 +1,65 @@
+import XCTest
+@testable import Arcade
+
+/// A short soak: the same machinery as `boardwalk --headless --soak 24`, over minutes of
+/// simulated time with a report every simulated minute, so `make test` covers it cheaply.
+final class SoakTests: XCTestCase {
+    private func makeRunner(_ directory: String) throws -> HeadlessRunner {
+        var settings = Settings()
+        settings.kiosk.stateDir = directory
+        // Shorter timers than a cabinet's, so a few minutes see menu, games and attract mode.
+        settings.kiosk.menuToAttractSeconds = 20
+        settings.kiosk.idleToMenuSeconds = 30
+        settings.kiosk.attractSecondsPerGame = 15
+        let store = StateStore(directory: directory, now: 1)
+        return try HeadlessRunner(settings: settings, width: 800, height: 480, store: store,
+                                  catalog: .standard(dataDirectory: nil))
+    }
+
+    private func soak(hours: Double, directory: String, lines: inout [String]) throws
+        -> (status: Int32, reports: [Soak.Report], gamesOpened: [String: Int], frames: Int)
+    {
+        let runner = try makeRunner(directory)
+        var soak = Soak(runner: runner, hours: hours, speed: 0)
+        soak.reportInterval = 60
+        // The 2 MB limit is for hours of running; a test process's first minutes still
+        // fill caches, so the short soak only guards against gross leaks.
+        soak.growthLimit = 16 << 20
+        var collected: [String] = []
+        soak.output = { collected.append($0) }
+        let result = soak.runCollecting()
+        lines = collected
+        return (result.status, result.reports, result.gamesOpened, runner.framesDrawn)
+    }
+
+    func testShortSoakPassesAndReportsEveryInterval() throws {
+        let directory = try makeTemporaryDirectory(self)
+        var lines: [String] = []
+        let result = try soak(hours: 0.1, directory: directory, lines: &lines)
+        XCTAssertEqual(result.status, 0, lines.joined(separator: "\n"))
+        XCTAssertEqual(result.reports.count, 6, lines.joined(separator: "\n"))
+        XCTAssertTrue(result.reports.allSatisfy { $0.rss > 0 })
+        XCTAssertGreaterThan(result.frames, 0)
+        XCTAssertTrue(lines.last?.hasPrefix("soak: passed") ?? false, lines.joined(separator: "\n"))
+        XCTAssertEqual(lines.filter { $0.contains(" rss ") }.count, 6)
+    }
+
+    func testSameSeedSameRun() throws {
+        var a: [String] = [], b: [String] = []
+        let first = try soak(hours: 0.02, directory: try makeTemporaryDirectory(self), lines: &a)
+        let second = try soak(hours: 0.02, directory: try makeTemporaryDirectory(self), lines: &b)
+        XCTAssertEqual(first.status, 0)
+        XCTAssertEqual(first.frames, second.frames)
+        XCTAssertEqual(first.gamesOpened, second.gamesOpened)
+        XCTAssertEqual(first.reports.map(\.framesDrawn), second.reports.map(\.framesDrawn))
+        // The final line names the touches made: the same visitor both times.
+        XCTAssertEqual(a.last?.split(separator: ",").dropFirst(2).first, b.last?.split(separator: ",").dropFirst(2).first)
+    }
+
+    func testBadArgumentsAreRejected() throws {
+        let runner = try makeRunner(try makeTemporaryDirectory(self))
+        XCTAssertEqual(Soak(runner: runner, hours: 0, speed: 0).run(), 2)
+        XCTAssertEqual(Soak(runner: runner, hours: 1, speed: -1).run(), 2)
+        XCTAssertEqual(Soak(runner: runner, hours: .nan, speed: 0).run(), 2)
+    }
+}

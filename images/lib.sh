@@ -1,0 +1,122 @@
+# images/lib.sh: what every image recipe shares. Source it from bash (set -eu).
+# Everything built here is cached under $BW_CACHE, keyed by a hash of its inputs,
+# so a second run only redoes what changed.
+
+BW_IMAGES=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+BW_REPO=$(cd "$BW_IMAGES/.." && pwd)
+BW_CACHE=${BOARDWALK_IMAGE_CACHE:-$BW_IMAGES/build}
+BW_SUITE=${BOARDWALK_SUITE:-bookworm}
+mkdir -p "$BW_CACHE"
+
+bw_log() { echo "[images] $*" >&2; }
+bw_die() { echo "[images] error: $*" >&2; exit 1; }
+
+# Package names from list files, comments and blank lines dropped, comma-joined.
+bw_list() { sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$@" | tr -d ' \t' | paste -sd, -; }
+
+# A short hash of files and strings, for cache keys.
+bw_key() {
+    for a in "$@"; do
+        if [ -f "$a" ]; then sha256sum "$a"; else printf '%s\n' "$a"; fi
+    done | sha256sum | cut -c1-16
+}
+
+# bw_profile_get PROFILE SECTION KEY: one value from a board profile ("" when absent).
+bw_profile_get() {
+    awk -v want_s="$2" -v want_k="$3" '
+        { sub(/\r$/, "") }
+        /^[[:space:]]*(#|$)/ { next }
+        /^[[:space:]]*\[/ { s = $0; gsub(/[][[:space:]]/, "", s); next }
+        s == want_s {
+            i = index($0, "="); if (i == 0) next
+            k = substr($0, 1, i - 1); v = substr($0, i + 1)
+            gsub(/^[[:space:]]+|[[:space:]]+$/, "", k); gsub(/^[[:space:]]+|[[:space:]]+$/, "", v)
+            if (k == want_k) { print v; exit }
+        }' "$1"
+}
+
+# bw_root_tar ARCH LISTFILE...: a minimal Debian root (mmdebstrap tar), cached.
+# Prints the tar's path.
+bw_root_tar() {
+    local arch=$1; shift
+    local pkgs key out
+    pkgs=$(bw_list "$@")
+    key=$(bw_key "$BW_SUITE" "$arch" "$pkgs" "mmdebstrap-v2")
+    out=$BW_CACHE/root-$arch-$key.tar
+    if [ -s "$out" ]; then bw_log "root: cached $(basename "$out")"; echo "$out"; return; fi
+    command -v mmdebstrap >/dev/null || bw_die "mmdebstrap is missing (scripts/install-deps.sh test)"
+    bw_log "root: mmdebstrap $BW_SUITE $arch ($pkgs)"
+    # merged-usr hook: /usr merged without the usrmerge package (which drags in perl).
+    # Documentation, manuals and translations are dropped: nobody reads them on a kiosk.
+    # Copyright files stay (licences travel with the binaries).
+    mmdebstrap --variant=minbase --architecture="$arch" --include="$pkgs" \
+        --dpkgopt='path-exclude=/usr/share/man/*' \
+        --dpkgopt='path-exclude=/usr/share/info/*' \
+        --dpkgopt='path-exclude=/usr/share/locale/*' \
+        --dpkgopt='path-include=/usr/share/locale/locale.alias' \
+        --dpkgopt='path-exclude=/usr/share/doc/*' \
+        --dpkgopt='path-include=/usr/share/doc/*/copyright' \
+        --aptopt='APT::Install-Recommends "false"' \
+        --hook-dir=/usr/share/mmdebstrap/hooks/merged-usr \
+        "$BW_SUITE" "$out.part.tar" >&2
+    mv "$out.part.tar" "$out"
+    find "$BW_CACHE" -maxdepth 1 -name "root-$arch-*.tar" ! -name "$(basename "$out")" -delete
+    echo "$out"
+}
+
+# bw_install_system ROOT: the unit, its user, tmpfiles, udev rules, and a quiet console:
+# no login prompt on tty1, no VTs spawned on demand, no boot status text.
+bw_install_system() {
+    local root=$1
+    install -D -m 0644 "$BW_REPO/systemd/boardwalk.service" "$root/usr/lib/systemd/system/boardwalk.service"
+    install -D -m 0644 "$BW_REPO/systemd/boardwalk.sysusers" "$root/usr/lib/sysusers.d/boardwalk.conf"
+    install -D -m 0644 "$BW_REPO/systemd/boardwalk.tmpfiles" "$root/usr/lib/tmpfiles.d/boardwalk.conf"
+    install -D -m 0644 "$BW_REPO/systemd/70-boardwalk.rules" "$root/usr/lib/udev/rules.d/70-boardwalk.rules"
+    # The user exists in the image itself (a read-only root can't get it at boot).
+    systemd-sysusers --root="$root" "$root/usr/lib/sysusers.d/boardwalk.conf" >&2
+    mkdir -p "$root/etc/systemd/system/multi-user.target.wants" "$root/var/lib/boardwalk" "$root/etc/boardwalk"
+    ln -sf /usr/lib/systemd/system/boardwalk.service "$root/etc/systemd/system/multi-user.target.wants/boardwalk.service"
+    ln -sf /dev/null "$root/etc/systemd/system/getty@tty1.service"
+    ln -sf /dev/null "$root/etc/systemd/system/autovt@tty1.service"
+    # Debian's fallback gettys on tty2-6 (started when logind is absent): not on a kiosk.
+    ln -sf /dev/null "$root/etc/systemd/system/getty-static.service"
+    chown boardwalk:boardwalk "$root/var/lib/boardwalk" 2>/dev/null ||
+        chown "$(awk -F: '$1=="boardwalk"{print $3":"$4}' "$root/etc/passwd")" "$root/var/lib/boardwalk"
+    chmod 0700 "$root/var/lib/boardwalk"
+    mkdir -p "$root/etc/systemd/logind.conf.d" "$root/etc/systemd/system.conf.d" "$root/etc/systemd/journald.conf.d"
+    printf '[Login]\nNAutoVTs=0\nReserveVT=0\n' > "$root/etc/systemd/logind.conf.d/boardwalk.conf"
+    printf '[Manager]\nShowStatus=no\n' > "$root/etc/systemd/system.conf.d/boardwalk.conf"
+    # Logs in RAM: the root is read-only and an SD card should not wear out on logs.
+    printf '[Journal]\nStorage=volatile\nRuntimeMaxUse=16M\n' > "$root/etc/systemd/journald.conf.d/boardwalk.conf"
+    echo boardwalk > "$root/etc/hostname"
+}
+
+# bw_install_kiosk ROOT BINARY PROFILE: the binary, its data, the board profile and the
+# default kiosk config.
+bw_install_kiosk() {
+    local root=$1 bin=$2 profile=$3
+    [ -x "$bin" ] || bw_die "no kiosk binary at $bin (make build)"
+    install -D -m 0755 "$bin" "$root/usr/bin/boardwalk"
+    if [ -d "$BW_REPO/data" ]; then
+        mkdir -p "$root/usr/share/boardwalk"
+        cp -a "$BW_REPO/data/." "$root/usr/share/boardwalk/"
+    fi
+    install -D -m 0644 "$profile" "$root/etc/boardwalk/board.conf"
+    [ -f "$root/etc/boardwalk/boardwalk.conf" ] ||
+        install -D -m 0644 "$BW_IMAGES/boardwalk.conf" "$root/etc/boardwalk/boardwalk.conf"
+}
+
+# bw_lib_names ROOT: the shared-library file names a root provides, one a line.
+bw_lib_names() { find "$1/usr/lib" "$1/lib" -name '*.so*' -printf '%f\n' 2>/dev/null | sort -u; }
+
+# bw_check_libs BINARY LIBNAMES_FILE: fails when the binary needs a library the root lacks.
+bw_check_libs() {
+    local lib missing=""
+    for lib in $(readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+        grep -qxF "$lib" "$2" || missing="$missing $lib"
+    done
+    [ -z "$missing" ] || bw_die "the root lacks libraries the binary needs:$missing (add their packages to images/packages.txt)"
+}
+
+# bw_cmdline PROFILE: the kernel command line the profile asks for.
+bw_cmdline() { bw_profile_get "$1" boot cmdline; }

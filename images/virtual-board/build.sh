@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Builds the virtual board (board profile boards/qemu-x86_64.conf): a Debian kernel and
+# the kiosk's root as a cpio initramfs, booted by QEMU without any disk.
+#
+#   images/virtual-board/build.sh BINARY OUTDIR [TESTDATA_DIR]
+#
+# Writes OUTDIR/vmlinuz, OUTDIR/initrd (and OUTDIR/cmdline). The slow parts (the Debian root,
+# the kernel and its modules, the packed root) are cached under images/build/ keyed by a
+# hash of their inputs; only the small overlay with the binary is packed on every run.
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+source "$HERE/../lib.sh"
+
+bin=${1:?usage: build.sh BINARY OUTDIR [TESTDATA_DIR]}
+out=${2:?usage: build.sh BINARY OUTDIR [TESTDATA_DIR]}
+testdata=${3:-}
+profile=$BW_REPO/boards/qemu-x86_64.conf
+[ "$(id -u)" = 0 ] || bw_die "needs root (device nodes and file owners in the root); run with sudo"
+for tool in cpio depmod readelf systemd-sysusers; do
+    command -v "$tool" >/dev/null || bw_die "$tool is missing (scripts/install-deps.sh test)"
+done
+mkdir -p "$out"
+
+# The kernel: Debian's current amd64 flavour, unpacked, with only the modules the board uses.
+kernel_pkg() { apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/.*Depends: \(linux-image-[0-9].*\)/\1/p' | head -1; }
+kernel_pkg=$(kernel_pkg)
+# A fresh machine may have no package lists yet.
+[ -n "$kernel_pkg" ] || { apt-get update -qq >&2; kernel_pkg=$(kernel_pkg); }
+[ -n "$kernel_pkg" ] || bw_die "apt-cache knows no linux-image-amd64: run apt-get update"
+kdir=$BW_CACHE/kernel-$kernel_pkg
+# virtio-gpu (display), virtio input (tablet), AC97 (sound), uinput (replayed touchscreens),
+# virtio console (the test's command channel), evdev.
+modules="virtio_gpu virtio_input snd_intel8x0 uinput virtio_console evdev virtio_pci"
+if [ ! -s "$kdir/vmlinuz" ]; then
+    bw_log "kernel: $kernel_pkg"
+    rm -rf "$kdir.part"; mkdir -p "$kdir.part/deb"
+    (cd "$kdir.part/deb" && apt-get download "$kernel_pkg" >&2)
+    dpkg-deb -x "$kdir.part"/deb/*.deb "$kdir.part/full"
+    kver=${kernel_pkg#linux-image-}
+    depmod -b "$kdir.part/full" "$kver"
+    mkdir -p "$kdir.part/mods/lib/modules/$kver"
+    cp "$kdir.part/full/lib/modules/$kver"/modules.{order,builtin,builtin.modinfo} "$kdir.part/mods/lib/modules/$kver/"
+    for m in $modules; do
+        # Each module and everything it depends on ("builtin" lines have nothing to copy).
+        modprobe -d "$kdir.part/full" -S "$kver" --show-depends "$m" | awk '$1=="insmod"{print $2}'
+    done | sort -u | while read -r f; do
+        rel=${f#"$kdir.part/full"}
+        install -D -m 0644 "$f" "$kdir.part/mods$rel"
+    done
+    depmod -b "$kdir.part/mods" "$kver"
+    cp "$kdir.part/full/boot/vmlinuz-$kver" "$kdir.part/vmlinuz"
+    rm -rf "$kdir.part/full" "$kdir.part/deb"
+    rm -rf "$kdir"; mv "$kdir.part" "$kdir"
+else
+    bw_log "kernel: cached $kernel_pkg"
+fi
+
+# The packed root: Debian + modules + the system files (unit, user, guest test helpers).
+tar=$(bw_root_tar amd64 "$BW_IMAGES/packages.txt" "$BW_IMAGES/packages-test.txt")
+key=$(bw_key "$tar" "$kernel_pkg" "$BW_IMAGES/lib.sh" "$0" "$BW_REPO"/systemd/* "$HERE"/guest/*)
+base=$BW_CACHE/base-$key.cpio
+if [ ! -s "$base" ]; then
+    bw_log "root: packing $(basename "$base")"
+    tmp=$(mktemp -d "$BW_CACHE/root.XXXXXX")
+    trap 'rm -rf "$tmp"' EXIT
+    tar -C "$tmp" -xf "$tar"
+    cp -a "$kdir/mods/lib/modules" "$tmp/usr/lib/"
+    bw_install_system "$tmp"
+    # Guest helpers, used only by the system test: a root command channel on a
+    # virtio port and a serial marker when the kiosk reports READY.
+    install -D -m 0755 "$HERE/guest/bw-agent" "$tmp/usr/local/sbin/bw-agent"
+    install -D -m 0755 "$HERE/guest/bw-mark" "$tmp/usr/local/sbin/bw-mark"
+    install -D -m 0644 "$HERE/guest/bw-agent.service" "$tmp/etc/systemd/system/bw-agent.service"
+    install -D -m 0644 "$HERE/guest/bw-ready-marker.service" "$tmp/etc/systemd/system/bw-ready-marker.service"
+    ln -sf ../bw-agent.service "$tmp/etc/systemd/system/multi-user.target.wants/bw-agent.service"
+    ln -sf ../bw-ready-marker.service "$tmp/etc/systemd/system/multi-user.target.wants/bw-ready-marker.service"
+    # An initramfs root: systemd must not take it for an initrd that hands over to a disk.
+    rm -f "$tmp/etc/initrd-release"
+    # Read-only root after boot, as on a real board; the state directory is its own
+    # (RAM) file system here, standing in for a board's state partition.
+    ids=$(awk -F: '$1=="boardwalk"{print "uid="$3",gid="$4}' "$tmp/etc/passwd")
+    cat > "$tmp/etc/fstab" <<EOF
+rootfs  /                   rootfs  ro                              0 0
+tmpfs   /var/lib/boardwalk  tmpfs   mode=0700,$ids,size=16M,nosuid,nodev,noexec  0 0
+tmpfs   /tmp                tmpfs   mode=1777,size=32M,nosuid,nodev  0 0
+tmpfs   /var/tmp            tmpfs   mode=1777,size=8M,nosuid,nodev   0 0
+EOF
+    # The serial console carries kernel lines and test markers, not a login prompt.
+    ln -sf /dev/null "$tmp/etc/systemd/system/serial-getty@ttyS0.service"
+    : > "$tmp/etc/machine-id"
+    bw_lib_names "$tmp" > "$base.libs"
+    # Uncompressed: gunzip of 200 MB under TCG costs more than loading it does.
+    (cd "$tmp" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc --quiet) > "$base.part"
+    mv "$base.part" "$base"
+    rm -rf "$tmp"; trap - EXIT
+    # Older packed roots are dead weight.
+    find "$BW_CACHE" -maxdepth 1 -name 'base-*' ! -name "$(basename "$base")*" -delete
+else
+    bw_log "root: cached $(basename "$base")"
+fi
+
+# The overlay, packed on every run: the binary, its data, the board profile, test data.
+ov=$(mktemp -d "$BW_CACHE/overlay.XXXXXX")
+trap 'rm -rf "$ov"' EXIT
+bw_install_kiosk "$ov" "$bin" "$profile"
+bw_check_libs "$bin" "$base.libs"
+if [ -n "$testdata" ]; then
+    mkdir -p "$ov/usr/share/boardwalk-test"
+    cp -a "$testdata/." "$ov/usr/share/boardwalk-test/"
+fi
+(cd "$ov" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc --quiet) > "$out/overlay.cpio"
+# The kernel unpacks concatenated archives in order: the overlay's files win.
+cat "$base" "$out/overlay.cpio" > "$out/initrd"
+rm -f "$out/overlay.cpio"
+cp "$kdir/vmlinuz" "$out/vmlinuz"
+echo "rdinit=/lib/systemd/systemd $(bw_cmdline "$profile")" > "$out/cmdline"
+bw_log "built $out/vmlinuz $out/initrd ($(du -m "$out/initrd" | cut -f1) MB)"

@@ -1,0 +1,398 @@
+#!/usr/bin/env python3
+"""The virtual board: boots the kiosk's image under QEMU (TCG) and drives it from the host.
+
+The guest has real kernel drivers for what a board has: virtio-gpu (DRM/KMS), a virtio
+tablet (evdev), an AC97 card (ALSA) recorded to a wav file, and uinput for replaying
+real touchscreen recordings. The host talks to it over three channels:
+  - the HMP monitor (a unix socket): screendump, quit; QMP: input-send-event (taps);
+  - the serial console (a log file): kernel and marker lines;
+  - a root command channel on a virtio serial port (guest/bw-agent), test images only.
+
+Used by test_system.py, and by scripts/run.sh to boot the kiosk in a window:
+    vboard.py run BINARY [--vnc]
+Python 3 standard library only.
+"""
+import argparse
+import base64
+import json
+import os
+import re
+import shutil
+import socket
+import struct
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+
+
+def find_testdata():
+    """The shared recordings: beside the repo (CI), or beside the worktrees."""
+    env = os.environ.get("BOARDWALK_TESTDATA")
+    candidates = [env] if env else []
+    candidates += [os.path.join(REPO, "..", "shared", "testdata"),
+                   os.path.join(REPO, "..", "..", "shared", "testdata")]
+    for c in candidates:
+        if c and os.path.isdir(os.path.join(c, "evemu")):
+            return os.path.abspath(c)
+    return None
+
+
+def build(binary, outdir, testdata=None, log=None):
+    """Builds (or takes from the cache) the kernel and initrd; returns (kernel, initrd, cmdline)."""
+    cmd = [os.path.join(HERE, "build.sh"), binary, outdir]
+    if testdata:
+        cmd.append(testdata)
+    if os.geteuid() != 0 and shutil.which("sudo"):
+        cmd = ["sudo", "-E"] + cmd
+    subprocess.run(cmd, check=True, stdout=log, stderr=log)
+    with open(os.path.join(outdir, "cmdline")) as f:
+        cmdline = f.read().strip()
+    return os.path.join(outdir, "vmlinuz"), os.path.join(outdir, "initrd"), cmdline
+
+
+class Image:
+    """A screendump: width, height and RGB bytes (from QEMU's PPM output)."""
+
+    def __init__(self, path):
+        with open(path, "rb") as f:
+            data = f.read()
+        # P6 header: magic, width, height, maxval, each separated by whitespace.
+        m = re.match(rb"P6\s+(\d+)\s+(\d+)\s+(\d+)\s", data)
+        if not m:
+            raise ValueError(f"{path}: not a binary PPM")
+        self.width, self.height = int(m.group(1)), int(m.group(2))
+        self.rgb = data[m.end():m.end() + self.width * self.height * 3]
+
+    def pixels(self, step=1):
+        rgb = self.rgb
+        for i in range(0, len(rgb) - 2, 3 * step):
+            yield rgb[i], rgb[i + 1], rgb[i + 2]
+
+    def stats(self):
+        """Fractions of black, console-grey/white pixels and the count of distinct colours,
+        sampled on every 7th pixel (enough to tell a menu from a text console)."""
+        n = black = grey = 0
+        colours = set()
+        for r, g, b in self.pixels(step=7):
+            n += 1
+            colours.add((r, g, b))
+            if r < 8 and g < 8 and b < 8:
+                black += 1
+            elif abs(r - g) < 8 and abs(g - b) < 8 and r > 64:
+                grey += 1
+        return {"black": black / max(n, 1), "grey": grey / max(n, 1), "colours": len(colours)}
+
+    def differs(self, other, threshold=32):
+        """How many pixels (sampled) differ noticeably from another screendump."""
+        if (self.width, self.height) != (other.width, other.height):
+            return self.width * self.height
+        a, b = self.rgb, other.rgb
+        changed = 0
+        for i in range(0, len(a) - 2, 3 * 3):
+            if abs(a[i] - b[i]) + abs(a[i + 1] - b[i + 1]) + abs(a[i + 2] - b[i + 2]) > threshold:
+                changed += 1
+        return changed
+
+
+def looks_like_console(stats):
+    """A Linux text console: black with grey/white glyphs, nearly nothing else."""
+    return stats["black"] + stats["grey"] > 0.97
+
+
+def wav_peak(path, start_byte=0):
+    """Peak |sample| (0..1) of a 16-bit PCM wav from QEMU's wav audiodev, from start_byte
+    of the sample data on. QEMU fills in the header sizes only when it exits, so the data
+    runs to the end of the file."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:4] != b"RIFF" or data[8:12] != b"WAVE":
+        raise ValueError(f"{path}: not a wav file")
+    pos, bits, body = 12, 16, None
+    while pos + 8 <= len(data):
+        cid, size = data[pos:pos + 4], struct.unpack_from("<I", data, pos + 4)[0]
+        if cid == b"fmt ":
+            bits = struct.unpack_from("<H", data, pos + 8 + 14)[0]
+        if cid == b"data":
+            body = data[pos + 8:]
+            break
+        pos += 8 + size
+    if body is None or bits != 16:
+        raise ValueError(f"{path}: no 16-bit data chunk")
+    body = body[start_byte:]
+    body = body[:len(body) // 2 * 2]
+    if not body:
+        return 0.0, 0
+    samples = struct.unpack(f"<{len(body) // 2}h", body)
+    return max(abs(s) for s in samples) / 32768.0, len(body)
+
+
+def wav_data_bytes(path):
+    """Bytes of sample data written so far (the header is 44 bytes)."""
+    try:
+        return max(os.path.getsize(path) - 44, 0)
+    except OSError:
+        return 0
+
+
+class VirtualBoard:
+    def __init__(self, workdir, kernel, initrd, cmdline, display="none", memory_mb=1536):
+        self.workdir = os.path.abspath(workdir)
+        os.makedirs(self.workdir, exist_ok=True)
+        self.kernel, self.initrd, self.cmdline = kernel, initrd, cmdline
+        self.display, self.memory_mb = display, memory_mb
+        self.monitor_path = os.path.join(self.workdir, "monitor.sock")
+        self.qmp_path = os.path.join(self.workdir, "qmp.sock")
+        self.shell_path = os.path.join(self.workdir, "shell.sock")
+        self.serial_path = os.path.join(self.workdir, "serial.log")
+        self.wav_path = os.path.join(self.workdir, "audio.wav")
+        self.proc = None
+        self.started = None
+        self._shell = None
+        self._shell_buf = b""
+        self._next_id = 1
+
+    def qemu_args(self):
+        extra = os.environ.get("BOARDWALK_VB_CMDLINE_EXTRA", "")
+        return [
+            "qemu-system-x86_64",
+            # TCG: /dev/kvm hangs in the BIOS on these machines (notes/virtual-board.md).
+            # Two vCPUs on two host threads: the test's own commands in the guest then
+            # don't steal the kiosk's CPU while it restarts.
+            "-accel", "tcg,thread=multi", "-m", str(self.memory_mb), "-smp", "2",
+            "-nodefaults", "-no-user-config", "-no-reboot",
+            # Without -vga none the screendump shows the VGA text console, not the CRTC.
+            "-vga", "none", "-device", "virtio-gpu-pci",
+            "-device", "virtio-tablet-pci",
+            "-audiodev", f"wav,id=snd0,path={self.wav_path}",
+            "-device", "AC97,audiodev=snd0",
+            "-device", "virtio-serial-pci",
+            "-chardev", f"socket,id=shell,path={self.shell_path},server=on,wait=off",
+            "-device", "virtserialport,chardev=shell,name=bw.shell",
+            "-monitor", f"unix:{self.monitor_path},server,nowait",
+            "-qmp", f"unix:{self.qmp_path},server,nowait",
+            "-serial", f"file:{self.serial_path}",
+            "-display", self.display,
+            "-kernel", self.kernel, "-initrd", self.initrd,
+            "-append", (self.cmdline + " " + extra).strip(),
+        ]
+
+    def start(self):
+        for p in (self.monitor_path, self.qmp_path, self.shell_path, self.serial_path, self.wav_path):
+            if os.path.exists(p):
+                os.unlink(p)
+        self.qemu_log = open(os.path.join(self.workdir, "qemu.log"), "wb")
+        self.started = time.monotonic()
+        self.proc = subprocess.Popen(self.qemu_args(), stdin=subprocess.DEVNULL,
+                                     stdout=self.qemu_log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 10
+        while not os.path.exists(self.monitor_path):
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"qemu exited ({self.proc.returncode}); see {self.qemu_log.name}")
+            if time.monotonic() > deadline:
+                raise RuntimeError("qemu's monitor socket never appeared")
+            time.sleep(0.05)
+
+    def wait(self):
+        return self.proc.wait()
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            try:
+                self.monitor("quit", timeout=5)
+            except OSError:
+                self.proc.kill()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if self._shell:
+            self._shell.close()
+            self._shell = None
+
+    # --- HMP monitor ---
+    def monitor(self, command, timeout=30):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(timeout)
+        s.connect(self.monitor_path)
+        buf = b""
+        try:
+            while not buf.endswith(b"(qemu) "):
+                chunk = s.recv(4096)
+                if not chunk:
+                    return buf.decode(errors="replace")
+                buf += chunk
+            s.sendall(command.encode() + b"\n")
+            if command == "quit":
+                return ""
+            buf = b""
+            while not buf.endswith(b"(qemu) "):
+                chunk = s.recv(4096)
+                if not chunk:
+                    break
+                buf += chunk
+        finally:
+            s.close()
+        # The reply echoes the command (with terminal escapes); keep what follows it.
+        text = re.sub(rb"\x1b\[[0-9;]*[A-Za-z]", b"", buf).decode(errors="replace")
+        lines = [l for l in text.replace("\r", "").split("\n") if l and not l.startswith("(qemu)")]
+        return "\n".join(l for l in lines if l.strip() != command)
+
+    def screendump(self, name):
+        """Saves NAME.ppm (for checks) and NAME.png (for people); returns the Image."""
+        ppm = os.path.join(self.workdir, name + ".ppm")
+        for p in (ppm,):
+            if os.path.exists(p):
+                os.unlink(p)
+        out = self.monitor(f"screendump {ppm}")
+        if not os.path.exists(ppm):
+            raise RuntimeError(f"screendump failed: {out}")
+        self.monitor(f"screendump {os.path.join(self.workdir, name + '.png')} -f png")
+        return Image(ppm)
+
+    # --- QMP (only for input: HMP's mouse_move sends relative motion, which the
+    # absolute virtio tablet ignores) ---
+    def qmp(self, command, arguments=None, timeout=30):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(timeout)
+        s.connect(self.qmp_path)
+        f = s.makefile("rwb")
+        try:
+            json.loads(f.readline())  # the greeting
+            for cmd, args in (("qmp_capabilities", None), (command, arguments)):
+                msg = {"execute": cmd}
+                if args is not None:
+                    msg["arguments"] = args
+                f.write(json.dumps(msg).encode() + b"\n")
+                f.flush()
+                while True:
+                    reply = json.loads(f.readline())
+                    if "return" in reply or "error" in reply:
+                        break  # anything else is an asynchronous event
+                if "error" in reply:
+                    raise RuntimeError(f"QMP {cmd}: {reply['error']}")
+            return reply["return"]
+        finally:
+            f.close()
+            s.close()
+
+    def pointer(self, x, y, width, height, down):
+        """Moves the virtio tablet to screen pixel (x, y) and sets its button. QEMU's
+        absolute axes run 0..0x7fff over the screen."""
+        ax = int(x * 0x7FFF / max(width - 1, 1))
+        ay = int(y * 0x7FFF / max(height - 1, 1))
+        self.qmp("input-send-event", {"events": [
+            {"type": "abs", "data": {"axis": "x", "value": ax}},
+            {"type": "abs", "data": {"axis": "y", "value": ay}},
+            {"type": "btn", "data": {"button": "left", "down": down}},
+        ]})
+
+    def tap(self, x, y, width, height, hold=0.1):
+        """A tap at screen pixel (x, y) through the virtio tablet."""
+        self.pointer(x, y, width, height, True)
+        time.sleep(hold)
+        self.pointer(x, y, width, height, False)
+
+    # --- serial console ---
+    def serial(self):
+        try:
+            with open(self.serial_path, "rb") as f:
+                return f.read().decode(errors="replace")
+        except OSError:
+            return ""
+
+    def wait_serial(self, pattern, timeout):
+        deadline = time.monotonic() + timeout
+        rx = re.compile(pattern)
+        while time.monotonic() < deadline:
+            m = rx.search(self.serial())
+            if m:
+                return m, time.monotonic()
+            if self.proc.poll() is not None:
+                raise RuntimeError("qemu exited while waiting for " + pattern)
+            time.sleep(0.05)
+        return None, time.monotonic()
+
+    # --- root command channel (guest/bw-agent) ---
+    def _connect_shell(self):
+        if self._shell is None:
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.connect(self.shell_path)
+            self._shell = s
+            self._shell_buf = b""
+
+    def sh(self, command, timeout=60):
+        """Runs a shell command as root in the guest; returns (status, output)."""
+        self._connect_shell()
+        rid = str(self._next_id)
+        self._next_id += 1
+        self._shell.sendall(f"{rid} {base64.b64encode(command.encode()).decode()}\n".encode())
+        deadline = time.monotonic() + timeout
+        while True:
+            while b"\n" in self._shell_buf:
+                line, self._shell_buf = self._shell_buf.split(b"\n", 1)
+                parts = line.decode(errors="replace").split(" ")
+                if len(parts) >= 3 and parts[0] == "RC" and parts[1] == rid:
+                    out = base64.b64decode(parts[3]) if len(parts) > 3 else b""
+                    return int(parts[2]), out.decode(errors="replace")
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"guest command timed out: {command}")
+            self._shell.settimeout(left)
+            chunk = self._shell.recv(65536)
+            if not chunk:
+                self._shell.close()
+                self._shell = None
+                raise ConnectionError("guest command channel closed")
+            self._shell_buf += chunk
+
+    def wait_shell(self, timeout):
+        """Waits until the guest's command channel answers."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                if self.sh("true", timeout=2)[0] == 0:
+                    return True
+            except (OSError, TimeoutError, ConnectionError):
+                if self._shell:
+                    self._shell.close()
+                    self._shell = None
+                time.sleep(0.5)
+        return False
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    run = sub.add_parser("run", help="boot the kiosk in a window (or VNC) until it is closed")
+    run.add_argument("binary")
+    run.add_argument("--vnc", action="store_true", help="serve the screen over VNC instead of a window")
+    run.add_argument("--workdir", default=os.path.join(REPO, "out", "virtual-board"))
+    args = ap.parse_args()
+
+    os.makedirs(args.workdir, exist_ok=True)
+    kernel, initrd, cmdline = build(os.path.abspath(args.binary), os.path.join(args.workdir, "image"))
+    has_window = os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+    backends = subprocess.run(["qemu-system-x86_64", "-display", "help"], capture_output=True, text=True).stdout
+    if has_window and not args.vnc and "gtk" not in backends.split():
+        print("virtual board: this QEMU has no window (install qemu-system-gui); using VNC")
+        has_window = None
+    if args.vnc or not has_window:
+        display = "vnc=127.0.0.1:0"
+        print("virtual board: VNC on 127.0.0.1:5900 (e.g. `vncviewer localhost:0`); Ctrl-C stops it")
+    else:
+        display = "gtk"
+        print("virtual board: in a window; tap the kiosk with the mouse, close the window to stop")
+    vb = VirtualBoard(args.workdir, kernel, initrd, cmdline, display=display)
+    vb.start()
+    try:
+        sys.exit(vb.wait())
+    except KeyboardInterrupt:
+        vb.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,269 @@
+#!/usr/bin/env python3
+"""The display path on the virtual board: `boardwalk display-test` under QEMU (TCG) with a
+real virtio-gpu, checked against the headless render of the same scene.
+
+    scripts/display-board-check.py [--binary .build/release/boardwalk] [--kernel-dir DIR]
+                                   [--rotations 0,90] [--workdir out/display-board-check]
+
+For each rotation: boots a small busybox initramfs holding the binary and its libraries,
+runs `display-test` on /dev/tty1, and checks that
+  1. the screendump equals the headless render pixel for pixel (QEMU's PPM against ours);
+  2. switching to tty2 drops DRM master, and switching back takes it again and shows
+     the same picture;
+  3. a connector forced off and back on (sysfs status, then a synthetic change uevent,
+     since virtio-gpu sends none itself) is seen through the uevent socket, re-probed
+     and modeset, and the picture is the same again;
+  4. after SIGTERM the screen shows the text console again.
+DIR holds `vmlinuz` and `mods/lib/modules/VERSION` with virtio_gpu (the virtual board's
+kernel cache, images/build/kernel-*). Needs qemu-system-x86_64, busybox (busybox-static)
+and cpio. Python 3 standard library only. The last line is 'N passed, N failed'.
+"""
+import argparse
+import glob
+import gzip
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+def find_kernel_dir():
+    for pattern in (os.path.join(REPO, "images", "build", "kernel-*"),
+                    os.path.join(REPO, "..", "system", "images", "build", "kernel-*")):
+        for d in sorted(glob.glob(pattern)):
+            if os.path.exists(os.path.join(d, "vmlinuz")):
+                return os.path.abspath(d)
+    return None
+
+
+def read_ppm(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    m = re.match(rb"P6\s+(\d+)\s+(\d+)\s+(\d+)\s", data)
+    if not m:
+        raise ValueError(f"{path}: not a binary PPM")
+    w, h = int(m.group(1)), int(m.group(2))
+    return w, h, data[m.end():m.end() + w * h * 3]
+
+
+def differing_pixels(a, b):
+    (wa, ha, pa), (wb, hb, pb) = a, b
+    if (wa, ha) != (wb, hb):
+        return wa * ha, None
+    first, count = None, 0
+    for i in range(0, len(pa), 3):
+        if pa[i:i + 3] != pb[i:i + 3]:
+            count += 1
+            if first is None:
+                first = ((i // 3) % wa, (i // 3) // wa)
+    return count, first
+
+
+def looks_like_console(img):
+    """Black with grey/white glyphs and nearly nothing else."""
+    _, _, px = img
+    n = other = 0
+    for i in range(0, len(px) - 2, 21):
+        r, g, b = px[i], px[i + 1], px[i + 2]
+        n += 1
+        if not ((r < 8 and g < 8 and b < 8) or (abs(r - g) < 8 and abs(g - b) < 8 and r > 64)):
+            other += 1
+    return other / max(n, 1) < 0.03
+
+
+def build_initramfs(binary, kernel_dir, out):
+    root = out + ".root"
+    shutil.rmtree(root, ignore_errors=True)
+    for d in ("bin", "proc", "sys", "dev", "tmp"):
+        os.makedirs(os.path.join(root, d))
+    busybox = shutil.which("busybox")
+    if not busybox:
+        sys.exit("busybox is missing (apt-get install busybox-static)")
+    shutil.copy(busybox, os.path.join(root, "bin", "busybox"))
+    for applet in ("sh", "mount", "sleep", "cat", "echo", "kill", "modprobe", "mkdir", "sed", "awk",
+                   "grep", "chvt", "pidof", "rm", "test", "["):
+        os.symlink("busybox", os.path.join(root, "bin", applet))
+    shutil.copy(binary, os.path.join(root, "bin", "boardwalk"))
+    ldd = subprocess.run(["ldd", binary], capture_output=True, text=True, check=True).stdout
+    for lib in re.findall(r"(/\S+\.so[.\d]*)", ldd):
+        dest = os.path.join(root, lib.lstrip("/"))
+        os.makedirs(os.path.dirname(dest), exist_ok=True)
+        shutil.copy(os.path.realpath(lib), dest)
+    shutil.copytree(os.path.join(kernel_dir, "mods", "lib", "modules"), os.path.join(root, "lib", "modules"))
+    with open(os.path.join(root, "init"), "w") as f:
+        f.write(GUEST_SCRIPT)
+    os.chmod(os.path.join(root, "init"), 0o755)
+    files = subprocess.run(["find", "."], cwd=root, capture_output=True, check=True).stdout
+    cpio = subprocess.run(["cpio", "-o", "-H", "newc"], cwd=root, input=files, capture_output=True, check=True).stdout
+    with gzip.open(out, "wb", compresslevel=1) as f:
+        f.write(cpio)
+    shutil.rmtree(root)
+
+
+# The guest runs the sequence on its own and marks each step on the serial console; the
+# host screendumps at the marks (the guest waits long enough after each).
+GUEST_SCRIPT = """#!/bin/sh
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs dev /dev
+mkdir -p /sys/kernel/debug && mount -t debugfs debugfs /sys/kernel/debug
+modprobe virtio_pci; modprobe virtio_gpu
+while [ ! -e /dev/dri/card0 ]; do sleep 0.2; done
+ROT=$(sed -n 's/.*bwrot=\\([0-9]*\\).*/\\1/p' /proc/cmdline)
+say() { echo "MARK $* $(awk '$1=="boardwalk"{print "master=" $4}' /sys/kernel/debug/dri/0/clients)" > /dev/ttyS0; }
+/bin/boardwalk display-test --rotation ${ROT:-0} --tty /dev/tty1 > /tmp/log 2>&1 &
+PID=$!
+n=0
+while ! grep -q "scene complete" /tmp/log; do
+  sleep 0.5; n=$((n+1))
+  if [ $n -gt 600 ] || ! kill -0 $PID 2>/dev/null; then cat /tmp/log > /dev/ttyS0; say failed; sleep 600; fi
+done
+cat /tmp/log > /dev/ttyS0
+say scene; sleep 6
+chvt 2; sleep 4; say vt2; sleep 6
+chvt 1; sleep 6; say vt1; sleep 6
+# virtio-gpu sends no uevent for a forced status: a synthetic change asks for the re-probe.
+for s in /sys/class/drm/card0-*/status; do echo off > $s; done; echo change > /sys/class/drm/card0/uevent; sleep 5
+say unplugged log=$(grep -c "waiting for it" /tmp/log)
+for s in /sys/class/drm/card0-*/status; do echo detect > $s; done; echo change > /sys/class/drm/card0/uevent; sleep 6
+say replugged log=$(grep -c "re-probed" /tmp/log); sleep 6
+kill -TERM $PID; sleep 3
+say stopped running=$(pidof boardwalk); sleep 600
+"""
+
+
+class Board:
+    def __init__(self, workdir, kernel, initrd, rotation):
+        self.workdir = workdir
+        self.mon = os.path.join(workdir, "monitor.sock")
+        self.serial_path = os.path.join(workdir, "serial.log")
+        for p in (self.mon, self.serial_path):
+            if os.path.exists(p):
+                os.unlink(p)
+        self.proc = subprocess.Popen(
+            ["qemu-system-x86_64", "-accel", "tcg", "-m", "1024", "-smp", "1", "-nodefaults",
+             "-no-user-config", "-no-reboot", "-vga", "none", "-device", "virtio-gpu-pci",
+             "-monitor", f"unix:{self.mon},server,nowait", "-serial", f"file:{self.serial_path}",
+             "-display", "none", "-kernel", kernel, "-initrd", initrd,
+             "-append", f"console=ttyS0 console=tty0 rdinit=/init bwrot={rotation}"],
+            stdin=subprocess.DEVNULL, stdout=open(os.path.join(workdir, "qemu.log"), "wb"),
+            stderr=subprocess.STDOUT)
+
+    def serial(self):
+        try:
+            with open(self.serial_path, "rb") as f:
+                return f.read().decode(errors="replace")
+        except OSError:
+            return ""
+
+    def wait_mark(self, name, timeout):
+        deadline = time.monotonic() + timeout
+        rx = re.compile(r"MARK " + name + r"([^\n]*)")
+        while time.monotonic() < deadline:
+            m = rx.search(self.serial())
+            if m:
+                return m.group(1).strip()
+            if re.search(r"MARK failed", self.serial()) or self.proc.poll() is not None:
+                return None
+            time.sleep(0.2)
+        return None
+
+    def hmp(self, command):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(30)
+        s.connect(self.mon)
+        buf = b""
+        while not buf.endswith(b"(qemu) "):
+            buf += s.recv(4096)
+        s.sendall(command.encode() + b"\n")
+        buf = b""
+        while command != "quit" and not buf.endswith(b"(qemu) "):
+            chunk = s.recv(4096)
+            if not chunk:
+                break
+            buf += chunk
+        s.close()
+
+    def screendump(self, name):
+        path = os.path.join(self.workdir, name + ".ppm")
+        if os.path.exists(path):
+            os.unlink(path)
+        self.hmp(f"screendump {path}")
+        return read_ppm(path)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            try:
+                self.hmp("quit")
+            except OSError:
+                pass
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--binary", default=os.path.join(REPO, ".build", "release", "boardwalk"))
+    ap.add_argument("--kernel-dir", default=None)
+    ap.add_argument("--rotations", default="0,90")
+    ap.add_argument("--workdir", default=os.path.join(REPO, "out", "display-board-check"))
+    args = ap.parse_args()
+    kernel_dir = args.kernel_dir or find_kernel_dir()
+    if not kernel_dir:
+        sys.exit("no kernel dir (vmlinuz + mods/): build the virtual board first or pass --kernel-dir")
+    os.makedirs(args.workdir, exist_ok=True)
+    initrd = os.path.join(args.workdir, "initrd.gz")
+    build_initramfs(os.path.abspath(args.binary), kernel_dir, initrd)
+    results = []
+
+    def result(ok, name, detail=""):
+        results.append(ok)
+        print(f"{'PASS' if ok else 'FAIL'} {name}{': ' + detail if detail else ''}", flush=True)
+
+    for rotation in [int(r) for r in args.rotations.split(",")]:
+        wd = os.path.join(args.workdir, f"rotation-{rotation}")
+        os.makedirs(wd, exist_ok=True)
+        reference_path = os.path.join(wd, "headless.ppm")
+        subprocess.run([args.binary, "display-test", "--headless", reference_path, "--size", "1280x800",
+                        "--rotation", str(rotation)], check=True, stdout=subprocess.DEVNULL)
+        reference = read_ppm(reference_path)
+        board = Board(wd, os.path.join(kernel_dir, "vmlinuz"), initrd, rotation)
+        try:
+            mark = board.wait_mark("scene", 300)
+            if mark is None:
+                result(False, f"rotation {rotation}: scene shown", "no scene; see " + board.serial_path)
+                continue
+            count, first = differing_pixels(board.screendump("scene"), reference)
+            result(count == 0, f"rotation {rotation}: screendump equals the headless render",
+                   f"{count} pixels differ, first at {first}" if count else "1280x800, 0 pixels differ")
+            mark = board.wait_mark("vt2", 60)
+            result(mark is not None and "master=n" in mark, f"rotation {rotation}: VT switch away drops master",
+                   mark or "no mark")
+            mark = board.wait_mark("vt1", 60)
+            count, _ = differing_pixels(board.screendump("vt1"), reference)
+            result(mark is not None and "master=y" in mark and count == 0,
+                   f"rotation {rotation}: VT switch back takes master and redraws", f"{mark}, {count} pixels differ")
+            unplugged = board.wait_mark("unplugged", 60) or ""
+            replugged = board.wait_mark("replugged", 60) or ""
+            count, _ = differing_pixels(board.screendump("replugged"), reference)
+            result("log=0" not in unplugged + replugged and "log=" in unplugged and "log=" in replugged and count == 0,
+                   f"rotation {rotation}: hotplug off/on is seen, re-probed and shown again",
+                   f"unplugged {unplugged}, replugged {replugged}, {count} pixels differ")
+            mark = board.wait_mark("stopped", 60)
+            console = looks_like_console(board.screendump("stopped"))
+            result(mark is not None and "running=" in mark and mark.endswith("running=") and console,
+                   f"rotation {rotation}: after SIGTERM the text console is back", mark or "no mark")
+        finally:
+            board.stop()
+    print(f"{results.count(True)} passed, {results.count(False)} failed")
+    sys.exit(0 if all(results) else 1)
+
+
+if __name__ == "__main__":
+    main()
