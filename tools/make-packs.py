@@ -22,11 +22,15 @@ import sys
 import xml.etree.ElementTree as ET
 
 OPTION_COUNT = 21
+# Moon phases and moon faces: their names (waxing crescent, 娥眉月...) are astronomy, not
+# guessable from a small picture.
+EXCLUDED = set(range(0x1F311, 0x1F31E))
 MIN_QUESTIONS = 60
 MAX_QUESTIONS = 120
 
 # labels.txt second-level label prefix -> the characterLabel type used as the title.
 CATEGORY_OF_SUBLABEL = [
+    ("transport-sign", None),  # restroom and baggage signs: not pictures of things
     ("animal-", "animal"),
     ("plant-", "plant"),
     ("food-", "food_drink"),
@@ -161,7 +165,7 @@ def build(cldr, font, locale, answer_of, seed):
         if len(picture) != 1:
             continue  # sequences (ZWJ, keycaps, flags) need shaping: single code points only
         cp = ord(picture)
-        if cp < 0x2000 or cp not in glyphs or cp not in category_of:
+        if cp < 0x2000 or cp in EXCLUDED or cp not in glyphs or cp not in category_of:
             continue
         answer = answer_of(name)
         if answer is None or answer in seen_answers:
@@ -201,6 +205,7 @@ def build(cldr, font, locale, answer_of, seed):
         title = titles.get(q["category"])
         if not title:
             fail(f"{locale}: CLDR has no characterLabel for {q['category']}")
+        title = title[0].upper() + title[1:]  # "food & drink" -> "Food & drink" as a heading
         questions.append({"picture": q["picture"], "title": title, "answer": answer, "options": options})
     return questions
 

@@ -217,6 +217,37 @@ final class BeatZombiesSceneTests: XCTestCase {
         driver.check("zombies-sprites-800x480")
     }
 
+    func testTwoFingersBeatTwoZombiesAtOnce() {
+        let driver = SceneDriver(width: 800, height: 480, seed: 8)
+        let game = { driver.scene.game }
+        var points: [Point] = []
+        for _ in 0..<600 where points.isEmpty {
+            let lawn = driver.scene.lawnView.frame
+            let visible = game().zombies.filter {
+                let r = game().drawFrame(of: $0)
+                return !$0.isBeaten && r.minX >= 0 && r.maxX <= game().lawnWidth
+            }.map { game().drawFrame(of: $0) }
+            outer: for a in visible {
+                for b in visible where a.maxX < b.minX || b.maxX < a.minX || a.maxY < b.minY || b.maxY < a.minY {
+                    points = [Point(lawn.minX + a.midX, lawn.minY + a.midY), Point(lawn.minX + b.midX, lawn.minY + b.midY)]
+                    break outer
+                }
+            }
+            if points.isEmpty { driver.run(seconds: 0.1) }
+        }
+        XCTAssertEqual(points.count, 2)
+        let scale = driver.screen.scale
+        // Both fingers down before either lifts.
+        for (id, p) in points.enumerated() {
+            driver.screen.handle(.touch(TouchEvent(phase: .down, id: 50 + id, x: p.x * scale, y: p.y * scale, time: driver.now)))
+        }
+        for (id, p) in points.enumerated() {
+            driver.screen.handle(.touch(TouchEvent(phase: .up, id: 50 + id, x: p.x * scale, y: p.y * scale, time: driver.now + 0.05)))
+        }
+        XCTAssertEqual(game().score, 2)
+        XCTAssertEqual(driver.effects(.zombieHit), 2)
+    }
+
     func testPauseStopsTheClockAndTheMusic() {
         let driver = SceneDriver(width: 800, height: 480)
         driver.run(seconds: 2)
