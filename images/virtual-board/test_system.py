@@ -101,7 +101,7 @@ class SystemTest:
     def boot(self):
         m, t_seen = self.vb.wait_serial(r"BW-MARK ready uptime=([0-9.]+)", READY_TIMEOUT)
         check(m, f"no ready marker on the serial console within {READY_TIMEOUT:.0f} s")
-        check(self.vb.wait_shell(120), "the guest's command channel never answered")
+        check(self.vb.wait_shell(300), "the guest's command channel never answered")
         u = None
         deadline = time.monotonic() + READY_TIMEOUT
         while time.monotonic() < deadline:
