@@ -24,6 +24,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import vboard  # noqa: E402
 
 READY_TIMEOUT = float(os.environ.get("BOARDWALK_VB_READY_TIMEOUT", "600"))
+# The limit for a crashed kiosk to be back on screen. Emulation is many times
+# slower than a board; the figure is printed either way.
+RESTART_LIMIT = float(os.environ.get("BOARDWALK_VB_RESTART_LIMIT", "5"))
 # The Wacom ISDv4 recording taps the centre of its panel; evemu-play replays it in real time.
 EVEMU_DEVICE = "Wacom_ISDv4_E6_Finger"
 EVEMU_EVENTS = "Wacom_ISDv4_E6_Finger.single-tap-center.events"
@@ -235,7 +238,7 @@ class SystemTest:
         back = int(u["ActiveEnterTimestampMonotonic"]) / 1e6 - t_kill
         why = self.breakdown(t_kill, u)
         self.kiosk_on_screen("06-after-segv")
-        check(back <= 5.0, f"back on screen {back:.1f} s after SIGSEGV (limit 5 s; {why})")
+        check(back <= RESTART_LIMIT, f"back on screen {back:.1f} s after SIGSEGV (limit {RESTART_LIMIT:g} s; {why})")
         return f"back on screen {back:.2f} s after SIGSEGV ({why})"
 
     def watchdog(self):
@@ -300,7 +303,7 @@ def main():
             else:
                 t.results.append(False)
                 print("FAIL replayed touchscreen recording (evemu): no shared/testdata/evemu beside the repo")
-            t.run("kill -SEGV: back within 5 s", t.segv)
+            t.run(f"kill -SEGV: back within {RESTART_LIMIT:g} s", t.segv)
             t.run("SIGSTOP: the watchdog restarts it", t.watchdog)
             t.run("systemctl stop: the text console comes back", t.stop)
     finally:
