@@ -54,7 +54,7 @@ public final class LiveRunner {
 
         var audioConfig = AudioConfig()
         audioConfig.device = settings.audio.pcm
-        audioConfig.mixerControls = settings.audio.mixerControls
+        audioConfig.mixerControls = settings.audio.mixerControls  // every one: AC97 boots with Master and PCM muted
         audioConfig.periodFrames = settings.audio.periodFrames
         audioConfig.periods = settings.audio.bufferPeriods
         audioConfig.masterVolume = Float(settings.audio.volume) / 100

@@ -85,6 +85,10 @@ tmpfs   /var/lib/boardwalk  tmpfs   mode=0700,$ids,size=16M,nosuid,nodev,noexec 
 tmpfs   /tmp                tmpfs   mode=1777,size=32M,nosuid,nodev  0 0
 tmpfs   /var/tmp            tmpfs   mode=1777,size=8M,nosuid,nodev   0 0
 EOF
+    # Emulation (TCG) on a busy machine is tens of times slower than a board: the first
+    # frame can take minutes there. Only the start timeout is relaxed; all else is as shipped.
+    mkdir -p "$tmp/etc/systemd/system/boardwalk.service.d"
+    printf '[Service]\nTimeoutStartSec=300\n' > "$tmp/etc/systemd/system/boardwalk.service.d/virtual-board.conf"
     # The serial console carries kernel lines and test markers, not a login prompt.
     ln -sf /dev/null "$tmp/etc/systemd/system/serial-getty@ttyS0.service"
     : > "$tmp/etc/machine-id"

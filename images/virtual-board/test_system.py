@@ -23,7 +23,10 @@ import traceback
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import vboard  # noqa: E402
 
-READY_TIMEOUT = float(os.environ.get("BOARDWALK_VB_READY_TIMEOUT", "240"))
+READY_TIMEOUT = float(os.environ.get("BOARDWALK_VB_READY_TIMEOUT", "600"))
+# The issue's limit for a crashed kiosk to be back on screen. Emulation is many times
+# slower than a board; the figure is printed either way.
+RESTART_LIMIT = float(os.environ.get("BOARDWALK_VB_RESTART_LIMIT", "5"))
 # The Wacom ISDv4 recording taps the centre of its panel; evemu-play replays it in real time.
 EVEMU_DEVICE = "Wacom_ISDv4_E6_Finger"
 EVEMU_EVENTS = "Wacom_ISDv4_E6_Finger.single-tap-center.events"
@@ -101,7 +104,7 @@ class SystemTest:
     def boot(self):
         m, t_seen = self.vb.wait_serial(r"BW-MARK ready uptime=([0-9.]+)", READY_TIMEOUT)
         check(m, f"no ready marker on the serial console within {READY_TIMEOUT:.0f} s")
-        check(self.vb.wait_shell(120), "the guest's command channel never answered")
+        check(self.vb.wait_shell(300), "the guest's command channel never answered")
         u = None
         deadline = time.monotonic() + READY_TIMEOUT
         while time.monotonic() < deadline:
@@ -150,16 +153,22 @@ class SystemTest:
         before = self.shot("02-before-tap")
         wav_before = vboard.wav_data_bytes(self.vb.wav_path)
         w, h = self.size
-        self.vb.tap(w // 2, h // 2, w, h)
+        # The second of the menu's four tiles (a tap at the very centre falls between tiles).
+        x, y = int(w * 0.375), int(h * 0.55)
+        self.vb.tap(x, y, w, h)
         time.sleep(2.0)
         after = self.shot("03-after-tap")
         changed = after.differs(before)
         # The sound of the tap: give the guest a moment to play it, then read what QEMU wrote.
         time.sleep(1.0)
         peak, nbytes = vboard.wav_peak(self.vb.wav_path, wav_before)
-        check(changed > 0, "the screen did not change after a tap at the centre")
-        check(peak > 0.05, f"silence after the tap: peak {peak:.3f} in {nbytes} bytes of new audio")
-        return f"{changed} sampled pixels changed; sound peak {peak:.2f} of full scale"
+        problems = []
+        if changed == 0:
+            problems.append(f"the screen did not change after a tap at {x},{y}")
+        if peak <= 0.05:
+            problems.append(f"silence after the tap: peak {peak:.3f} in {nbytes} bytes of new audio")
+        check(not problems, "; ".join(problems))
+        return f"tap at {x},{y}: {changed} sampled pixels changed; sound peak {peak:.2f} of full scale"
 
     def evemu(self):
         testdata = "/usr/share/boardwalk-test/evemu"
@@ -208,8 +217,19 @@ class SystemTest:
         ready = int(u["ActiveEnterTimestampMonotonic"]) / 1e6
         return f"old process gone after {died - t0:.1f} s, new start {started - died:.1f} s later, READY {ready - started:.1f} s after that"
 
+    def wait_active(self, timeout=120):
+        """The kiosk as it is now, once it is up (an earlier step may have restarted it)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            u = self.unit("MainPID", "ActiveState", "NRestarts")
+            if u.get("ActiveState") == "active" or time.monotonic() > deadline:
+                return u
+            time.sleep(1.0)
+
     def segv(self):
-        pid = self.unit("MainPID")["MainPID"]
+        u = self.wait_active()
+        check(u.get("ActiveState") == "active", f"the kiosk is not running before the test: {u}")
+        pid = u["MainPID"]
         rc, out = self.sh(f"cut -d' ' -f1 /proc/uptime; kill -SEGV {pid}")
         check(rc == 0, f"kill failed: {out}")
         t_kill = float(out.split()[0])
@@ -218,15 +238,17 @@ class SystemTest:
         back = int(u["ActiveEnterTimestampMonotonic"]) / 1e6 - t_kill
         why = self.breakdown(t_kill, u)
         self.kiosk_on_screen("06-after-segv")
-        check(back <= 5.0, f"back on screen {back:.1f} s after SIGSEGV (limit 5 s; {why})")
+        check(back <= RESTART_LIMIT, f"back on screen {back:.1f} s after SIGSEGV (limit {RESTART_LIMIT:g} s; {why})")
         return f"back on screen {back:.2f} s after SIGSEGV ({why})"
 
     def watchdog(self):
-        pid = self.unit("MainPID")["MainPID"]
+        u = self.wait_active()
+        check(u.get("ActiveState") == "active", f"the kiosk is not running before the test: {u}")
+        pid = u["MainPID"]
         rc, out = self.sh(f"cut -d' ' -f1 /proc/uptime; kill -STOP {pid}")
         t_stop = float(out.split()[0])
-        u = self.wait_restarted(pid, 60, quiet=8.0)
-        check(u, "a frozen kiosk (SIGSTOP) was not restarted within 60 s")
+        u = self.wait_restarted(pid, 90, quiet=12.0)
+        check(u, "a frozen kiosk (SIGSTOP) was not restarted within 90 s")
         back = int(u["ActiveEnterTimestampMonotonic"]) / 1e6 - t_stop
         rc, log = self.sh("journalctl -b -u boardwalk.service --no-pager | grep -i watchdog | tail -3")
         check("atchdog" in log, f"restarted, but not by the watchdog: {log.strip()}")
@@ -281,7 +303,7 @@ def main():
             else:
                 t.results.append(False)
                 print("FAIL replayed touchscreen recording (evemu): no shared/testdata/evemu beside the repo")
-            t.run("kill -SEGV: back within 5 s", t.segv)
+            t.run(f"kill -SEGV: back within {RESTART_LIMIT:g} s", t.segv)
             t.run("SIGSTOP: the watchdog restarts it", t.watchdog)
             t.run("systemctl stop: the text console comes back", t.stop)
     finally:
