@@ -19,7 +19,11 @@ public final class LiveRunner {
     private let timer: TimerFD
     private var presenter: DRMPresenter
     private let input: InputSystem
-    private let audio: AudioEngine?
+    /// Made after the first frame: synthesizing the effects takes a while on a slow
+    /// board, and the menu should be on screen (and systemd told) first.
+    private var audio: AudioEngine?
+    private let audioConfig: AudioConfig
+    private let sound = DeferredSoundBoard()
     private let store: StateStore
     private let kiosk: Kiosk
     private let notify: SystemdNotify?
@@ -27,7 +31,7 @@ public final class LiveRunner {
     private var presenterWatch: EventLoop.Token?
     private var sentReady = false
     private var exitCode: Int32 = 0
-    private var framesSinceStatus = 0
+    private var nextConnectorCheck = 0.0
 
     public init(config: Config, options: CommandLineOptions, store: StateStore) throws {
         self.config = config
@@ -58,17 +62,12 @@ public final class LiveRunner {
         audioConfig.periodFrames = settings.audio.periodFrames
         audioConfig.periods = settings.audio.bufferPeriods
         audioConfig.masterVolume = Float(settings.audio.volume) / 100
-        do {
-            audio = try AudioEngine(config: audioConfig)
-        } catch {
-            Log.warning("sound: \(error); running silent")
-            audio = nil
-        }
+        self.audioConfig = audioConfig
 
         self.store = store
         let screen = Screen(width: presenter.width, height: presenter.height)
         kiosk = Kiosk(screen: screen, settings: settings, store: store,
-                      sound: audio?.soundBoard ?? RecordingSoundBoard(),
+                      sound: sound,
                       catalog: .standard(dataDirectory: settings.kiosk.dataDir), now: monotonicSeconds())
         wireKiosk()
     }
@@ -157,6 +156,10 @@ public final class LiveRunner {
             for event in input.handleDeadline(now: now) { kiosk.handle(event, now: now) }
             syncWatches()
         }
+        if now >= nextConnectorCheck {
+            nextConnectorCheck = now + DRMPresenter.connectorPollInterval
+            do { try presenter.checkConnector() } catch { Log.error("\(error)") }
+        }
         kiosk.tick(now: now)
         drawIfNeeded()
     }
@@ -187,6 +190,17 @@ public final class LiveRunner {
             sentReady = true
             try? notify?.ready(status: "menu on screen")
             Log.notice("first frame on screen")
+            loop.after(0.05) { [weak self] in self?.startAudio() }
+        }
+    }
+
+    private func startAudio() {
+        do {
+            let engine = try AudioEngine(config: audioConfig)
+            audio = engine
+            sound.target = engine.soundBoard
+        } catch {
+            Log.warning("sound: \(error); running silent")
         }
     }
 
@@ -197,7 +211,7 @@ public final class LiveRunner {
     /// Before each wait: arm the timer for the nearest deadline (idle, long press, state
     /// flush, hotplug retry, watchdog), or leave it off when nothing is due.
     private func beforeWait() {
-        var deadlines = [kiosk.nextDeadline, input.nextDeadline].compactMap { $0 }
+        var deadlines = [kiosk.nextDeadline, input.nextDeadline, nextConnectorCheck].compactMap { $0 }
         if let period = notify?.watchdogTimerPeriod { deadlines.append(monotonicSeconds() + period) }
         if let next = deadlines.min() {
             try? timer.arm(at: max(next, monotonicSeconds() + 0.001))
@@ -249,4 +263,24 @@ extension CalibrationMatrix {
     init(parsingValues v: [Double]) {
         if v.count == 6 { self.init(v[0], v[1], v[2], v[3], v[4], v[5]) } else { self = .identity }
     }
+}
+
+/// Stands in for the mixer until it exists: effects asked for before then are dropped
+/// (nobody has touched anything yet), the music asked for starts once sound is up.
+final class DeferredSoundBoard: SoundBoard {
+    private var music: Music?
+    private var musicPaused = false
+    var target: SoundBoard? {
+        didSet {
+            guard let target, let music else { return }
+            target.playMusic(music)
+            if musicPaused { target.pauseMusic() }
+        }
+    }
+
+    func play(_ sound: Sound, gain: Float, pan: Float) { target?.play(sound, gain: gain, pan: pan) }
+    func playMusic(_ music: Music) { self.music = music; musicPaused = false; target?.playMusic(music) }
+    func pauseMusic() { musicPaused = true; target?.pauseMusic() }
+    func resumeMusic() { musicPaused = false; target?.resumeMusic() }
+    func stopMusic() { music = nil; target?.stopMusic() }
 }

@@ -115,6 +115,9 @@ public protocol DRMDevice: AnyObject {
     func dropMaster() throws(SystemError)
     func resources() throws(SystemError) -> CardResources
     func connector(_ id: UInt32) throws(SystemError) -> ConnectorInfo
+    /// The connector's state as the kernel last saw it, without probing the hardware
+    /// (no EDID read): cheap enough to ask every few seconds.
+    func connectorState(_ id: UInt32) throws(SystemError) -> ConnectionState
     func encoder(_ id: UInt32) throws(SystemError) -> EncoderInfo
     func crtc(_ id: UInt32) throws(SystemError) -> CRTCState
     func createDumbBuffer(width: Int, height: Int, bitsPerPixel: Int) throws(SystemError) -> DumbAllocation
@@ -231,6 +234,18 @@ public final class DRMCard: DRMDevice {
             modes: UnsafeBufferPointer(start: info.modes, count: Int(info.count_modes)).map(DisplayMode.init),
             encoderID: info.encoder_id,
             encoders: Array(UnsafeBufferPointer(start: info.encoders, count: Int(info.count_encoders))))
+    }
+
+    public func connectorState(_ id: UInt32) throws(SystemError) -> ConnectionState {
+        guard let c = drmModeGetConnectorCurrent(fd, id) else {
+            throw SystemError("drmModeGetConnectorCurrent", "\(path) connector \(id)")
+        }
+        defer { drmModeFreeConnector(c) }
+        switch c.pointee.connection {
+        case DRM_MODE_CONNECTED: return .connected
+        case DRM_MODE_DISCONNECTED: return .disconnected
+        default: return .unknown
+        }
     }
 
     public func encoder(_ id: UInt32) throws(SystemError) -> EncoderInfo {

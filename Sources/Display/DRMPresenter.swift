@@ -128,6 +128,7 @@ public final class DRMPresenter: Presenter {
     private var flipPending = false
     private var terminal: VirtualTerminal?
     private var hotplug: DRMHotplug?
+    private var lastConnectorState: ConnectionState?
     private var epollFD: Int32 = -1
     private var vtReleased = false
     private var isShutDown = false
@@ -347,6 +348,24 @@ public final class DRMPresenter: Presenter {
             throw .system(error)
         }
         if let hotplug, hotplug.drain() { try reprobe() }
+    }
+
+    /// How often `checkConnector` is worth calling: uevents don't reach a kiosk in its own
+    /// network namespace (the unit's PrivateNetwork), so the state is also polled.
+    public static let connectorPollInterval = 3.0
+
+    /// Re-probes when the shown connector's state changed since it was last looked at
+    /// (a screen power-cycled, unplugged or plugged back). Asks the kernel's cached
+    /// state only, so it costs one ioctl.
+    public func checkConnector() throws(DisplayError) {
+        guard !vtReleased, !isShutDown else { return }
+        let state: ConnectionState
+        do { state = try device.connectorState(output.connector.id) } catch { throw .system(error) }
+        defer { lastConnectorState = state }
+        if let last = lastConnectorState, last != state {
+            Log.notice("display: \(output.connector.name) is now \(state)")
+            if state != .disconnected { try reprobe() }
+        }
     }
 
     /// After a DRM change uevent: modeset again (the same buffers, or new ones if the

@@ -64,6 +64,10 @@ final class SimulatedCard: DRMDevice {
     func resources() throws(SystemError) -> CardResources {
         CardResources(crtcs: crtcs, connectors: connectors.map(\.id))
     }
+    func connectorState(_ id: UInt32) throws(SystemError) -> ConnectionState {
+        try connector(id).state
+    }
+
     func connector(_ id: UInt32) throws(SystemError) -> ConnectorInfo {
         guard let c = connectors.first(where: { $0.id == id }) else { throw SystemError("drmModeGetConnector", path, errno: ENOENT) }
         return c
