@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Puts Boardwalk on the board this runs on (Debian / Raspberry Pi OS with systemd):
+# the binary, its data, the systemd unit with its user, tmpfiles and udev rule, the
+# board profile and a default config; then enables the service so it starts at boot.
+#   scripts/install.sh BINARY        (make install does this as root, with BOARD=NAME)
+# BOARD picks boards/NAME.conf; unset, a Raspberry Pi 4 or 5 gets its HDMI-touch profile
+# and anything else the generic defaults. START=0 installs without starting it now.
+set -eu
+bin=${1:-.build/release/boardwalk}
+[ "$(id -u)" = 0 ] || { echo "install.sh: run as root (sudo make install)" >&2; exit 1; }
+source "$(dirname "$0")/../images/lib.sh"
+
+board=${BOARD:-}
+if [ -z "$board" ]; then
+    model=$(tr -d '\0' < /proc/device-tree/model 2>/dev/null || true)
+    case "$model" in
+        *"Raspberry Pi 5"*) board=rpi5-hdmi-touch ;;
+        *"Raspberry Pi 4"*) board=rpi4-hdmi-touch ;;
+    esac
+fi
+profile=$(mktemp)
+trap 'rm -f "$profile"' EXIT
+if [ -n "$board" ]; then
+    [ -f "$BW_REPO/boards/$board.conf" ] || bw_die "no board profile boards/$board.conf (see boards/README.md)"
+    cp "$BW_REPO/boards/$board.conf" "$profile"
+    bw_log "board profile: $board"
+else
+    echo "# No board profile: the kiosk chooses display, touch and sound itself." > "$profile"
+    bw_log "no board profile (set BOARD=NAME to pick one of boards/*.conf)"
+fi
+
+bw_install_kiosk / "$bin" "$profile"
+install -D -m 0644 "$BW_REPO/systemd/boardwalk.service" /usr/lib/systemd/system/boardwalk.service
+install -D -m 0644 "$BW_REPO/systemd/boardwalk.sysusers" /usr/lib/sysusers.d/boardwalk.conf
+install -D -m 0644 "$BW_REPO/systemd/boardwalk.tmpfiles" /usr/lib/tmpfiles.d/boardwalk.conf
+install -D -m 0644 "$BW_REPO/systemd/70-boardwalk.rules" /usr/lib/udev/rules.d/70-boardwalk.rules
+systemd-sysusers /usr/lib/sysusers.d/boardwalk.conf
+systemd-tmpfiles --create /usr/lib/tmpfiles.d/boardwalk.conf
+udevadm control --reload-rules 2>/dev/null || true
+systemctl daemon-reload
+systemctl enable boardwalk.service
+if [ "${START:-1}" = 1 ]; then
+    systemctl restart boardwalk.service
+    bw_log "boardwalk.service started; 'journalctl -u boardwalk' shows its log"
+fi
