@@ -24,7 +24,9 @@ free_card() {
 mode=${BOARDWALK_RUN:-}
 if [ -z "$mode" ]; then
     if free_card >/dev/null; then mode=drm
-    elif command -v qemu-system-x86_64 >/dev/null && command -v mmdebstrap >/dev/null; then mode=virtual
+    elif [ "$(id -u)" = 0 ] && [ "$(uname -m)" = x86_64 ]; then
+        # The virtual board: QEMU and the image tools come with the test packages.
+        scripts/install-deps.sh test && mode=virtual || mode=headless
     else mode=headless
     fi
 fi
