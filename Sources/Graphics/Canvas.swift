@@ -258,15 +258,59 @@ public struct Canvas {
         }
     }
 
-    /// A convex outline, cut into a triangle fan.
+    /// A convex outline, cut into horizontal trapezoids: one band between each pair of
+    /// vertex heights, so pixman rasterizes every pixel once (a triangle fan would make it
+    /// walk the whole shape once per triangle).
     private func fillPolygonPixels(_ pts: [Point], _ color: Color) {
         guard pts.count >= 3, color.a > 0 else { return }
-        var tris: [pixman_triangle_t] = []
-        tris.reserveCapacity(pts.count - 2)
-        for i in 1..<(pts.count - 1) {
-            tris.append(triangle(pts[0], pts[i], pts[i + 1]))
+        let traps = Canvas.trapezoids(convex: pts)
+        guard !traps.isEmpty else { return }
+        var pc = color.pixmanColor
+        guard let src = pixman_image_create_solid_fill(&pc) else { return }
+        defer { pixman_image_unref(src) }
+        withClip {
+            traps.withUnsafeBufferPointer { buf in
+                pixman_composite_trapezoids(PIXMAN_OP_OVER, src, surface.image, PIXMAN_a8,
+                                            0, 0, 0, 0, Int32(buf.count), buf.baseAddress)
+            }
         }
-        rasterize(tris, color)
+    }
+
+    static func trapezoids(convex pts: [Point]) -> [pixman_trapezoid_t] {
+        let n = pts.count
+        var top = 0, bottom = 0
+        for i in 0..<n {
+            if pts[i].y < pts[top].y { top = i }
+            if pts[i].y > pts[bottom].y { bottom = i }
+        }
+        // The two chains from the top vertex down to the bottom one; in a convex outline
+        // each only ever goes down.
+        var forward = [pts[top]], backward = [pts[top]]
+        var i = top
+        while i != bottom { i = (i + 1) % n; forward.append(pts[i]) }
+        i = top
+        while i != bottom { i = (i - 1 + n) % n; backward.append(pts[i]) }
+        let heights = Array(Set(pts.map(\.y))).sorted()
+        var traps: [pixman_trapezoid_t] = []
+        traps.reserveCapacity(heights.count)
+        var a = 0, b = 0
+        func line(_ p: Point, _ q: Point) -> pixman_line_fixed_t {
+            pixman_line_fixed_t(p1: pixman_point_fixed_t(x: fixed(p.x), y: fixed(p.y)),
+                                p2: pixman_point_fixed_t(x: fixed(q.x), y: fixed(q.y)))
+        }
+        func x(_ p: Point, _ q: Point, at y: Double) -> Double { p.x + (q.x - p.x) * (y - p.y) / (q.y - p.y) }
+        for k in 0..<max(0, heights.count - 1) {
+            let y0 = heights[k], y1 = heights[k + 1]
+            let mid = (y0 + y1) / 2
+            while a < forward.count - 2 && forward[a + 1].y <= mid { a += 1 }
+            while b < backward.count - 2 && backward[b + 1].y <= mid { b += 1 }
+            let f0 = forward[a], f1 = forward[a + 1], b0 = backward[b], b1 = backward[b + 1]
+            guard f1.y > f0.y, b1.y > b0.y else { continue }
+            let fx = x(f0, f1, at: mid), bx = x(b0, b1, at: mid)
+            let (left, right) = fx <= bx ? (line(f0, f1), line(b0, b1)) : (line(b0, b1), line(f0, f1))
+            traps.append(pixman_trapezoid_t(top: fixed(y0), bottom: fixed(y1), left: left, right: right))
+        }
+        return traps
     }
 
     /// The area between two outlines with the same number of points (strokes).
