@@ -33,10 +33,12 @@ let package = Package(
         .target(name: "Display", dependencies: ["Platform", "Graphics", "CDRM", "CPixman"]),
         .target(name: "UI", dependencies: ["Platform", "Graphics", "Input"]),
 
-        .target(name: "BeatZombies", dependencies: ["Platform", "UI", "Graphics", "Audio"]),
-        .target(name: "GuessPicture", dependencies: ["Platform", "UI", "Graphics", "Audio"]),
-        .target(name: "Game2048", dependencies: ["UI", "Graphics", "Audio"]),
-        .target(name: "MemoryMatch", dependencies: ["UI", "Graphics", "Audio"]),
+        // The one thing every game's rules share: a seeded random generator (stdlib only).
+        .target(name: "GameCore"),
+        .target(name: "BeatZombies", dependencies: ["GameCore", "Platform", "UI", "Graphics", "Audio"]),
+        .target(name: "GuessPicture", dependencies: ["GameCore", "Platform", "UI", "Graphics", "Audio"]),
+        .target(name: "Game2048", dependencies: ["GameCore", "UI", "Graphics", "Audio"]),
+        .target(name: "MemoryMatch", dependencies: ["GameCore", "UI", "Graphics", "Audio"]),
 
         .target(name: "Arcade", dependencies: [
             "Platform", "Graphics", "Input", "Audio", "Display", "UI",
@@ -51,10 +53,10 @@ let package = Package(
         .testTarget(name: "AudioTests", dependencies: ["Audio"]),
         .testTarget(name: "DisplayTests", dependencies: ["Display"]),
         .testTarget(name: "UITests", dependencies: ["UI"], exclude: ["References"]),
-        .testTarget(name: "BeatZombiesTests", dependencies: ["BeatZombies"]),
-        .testTarget(name: "GuessPictureTests", dependencies: ["GuessPicture"]),
-        .testTarget(name: "Game2048Tests", dependencies: ["Game2048"]),
-        .testTarget(name: "MemoryMatchTests", dependencies: ["MemoryMatch"]),
+        .testTarget(name: "BeatZombiesTests", dependencies: ["GameCore", "BeatZombies"]),
+        .testTarget(name: "GuessPictureTests", dependencies: ["GameCore", "GuessPicture"]),
+        .testTarget(name: "Game2048Tests", dependencies: ["GameCore", "Game2048"]),
+        .testTarget(name: "MemoryMatchTests", dependencies: ["GameCore", "MemoryMatch"]),
         .testTarget(name: "ArcadeTests", dependencies: ["Arcade"], exclude: ["References"]),
     ],
     swiftLanguageModes: [.v6]

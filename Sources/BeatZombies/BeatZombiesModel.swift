@@ -2,44 +2,7 @@
 // The scene feeds taps and elapsed time in and draws what it reads out; the rules never
 // look at a clock, a screen or a speaker.
 
-/// A small deterministic generator (SplitMix64): the same seed plays the same game on every
-/// machine and every Swift version, which the stdlib's generators don't promise.
-public struct SeededRandom: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-
-    public init(seed: UInt64) {
-        state = seed
-    }
-
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// Uniform in 0..<1 with 53 random bits.
-    public mutating func unit() -> Double {
-        Double(next() >> 11) * (1.0 / 9_007_199_254_740_992.0)
-    }
-
-    /// Uniform in range (a closed range of doubles; an empty span gives its bound).
-    public mutating func double(in range: ClosedRange<Double>) -> Double {
-        range.lowerBound + (range.upperBound - range.lowerBound) * unit()
-    }
-
-    /// Uniform in 0..<bound without modulo bias (rejection sampling).
-    public mutating func below(_ bound: Int) -> Int {
-        precondition(bound > 0, "below() needs a positive bound")
-        let limit = UInt64(bound)
-        let threshold = (0 &- limit) % limit  // 2^64 mod bound
-        while true {
-            let value = next()
-            if value >= threshold { return Int(value % limit) }
-        }
-    }
-}
+import GameCore
 
 /// A point or a size on the lawn, in logical points; y grows downwards.
 public struct LawnPoint: Equatable, Sendable {

@@ -1,3 +1,4 @@
+import GameCore
 import Audio
 import Graphics
 import Input

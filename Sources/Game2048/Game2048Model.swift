@@ -1,3 +1,5 @@
+import GameCore
+
 /// The rules of 2048 as a value: moves are `mutating` steps, randomness comes from a seeded
 /// generator held inside, and every step returns a record a scene can animate from.
 

@@ -1,3 +1,5 @@
+import GameCore
+
 // The rules of Guess Picture (超级猜图): pure values, the standard library only, time passed in.
 
 /// One puzzle: a picture, its category as the title, the answer and 21 option characters
@@ -21,45 +23,6 @@ public struct Question: Equatable, Sendable {
     }
 }
 
-/// A small deterministic generator (SplitMix64), so a seed gives the same shuffles on every
-/// machine and Swift version.
-struct QuizRandom: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// Uniform in 0..<bound without modulo bias.
-    mutating func below(_ bound: Int) -> Int {
-        precondition(bound > 0, "below() needs a positive bound")
-        let limit = UInt64(bound)
-        let threshold = (0 &- limit) % limit
-        while true {
-            let value = next()
-            if value >= threshold { return Int(value % limit) }
-        }
-    }
-
-    mutating func unit() -> Double {
-        Double(next() >> 11) * (1.0 / 9_007_199_254_740_992.0)
-    }
-
-    /// Fisher-Yates: every order equally likely (the original's random comparator wasn't).
-    mutating func shuffle<T>(_ items: inout [T]) {
-        guard items.count > 1 else { return }
-        for i in stride(from: items.count - 1, to: 0, by: -1) {
-            let j = below(i + 1)
-            if i != j { items.swapAt(i, j) }
-        }
-    }
-}
 
 /// What a step did, for the scene's sounds and animations.
 public enum GuessPictureEvent: Equatable, Sendable {
@@ -125,13 +88,13 @@ public struct GuessPictureGame: Sendable {
     /// Questions answered right and hints taken in this run (for the end-of-pack screen).
     public private(set) var answeredRight = 0
     public private(set) var hintsUsed = 0
-    private var random: QuizRandom
+    private var random: SeededRandom
 
     /// A game over the questions in order. An empty list starts finished.
     public init(questions: [Question], seed: UInt64, rules: GuessPictureRules = GuessPictureRules()) {
         self.questions = questions
         self.rules = rules
-        self.random = QuizRandom(seed: seed)
+        self.random = SeededRandom(seed: seed)
         if questions.isEmpty {
             phase = .finished
         } else {
@@ -285,12 +248,12 @@ public struct GuessPictureAutoplayer: Sendable {
     public var mistakeChance = 0.15
     /// Chance of taking a hint at the start of a question.
     public var hintChance = 0.1
-    private var random: QuizRandom
+    private var random: SeededRandom
     private var untilNext = 1.0
     private var hintDecidedFor = -1
 
     public init(seed: UInt64) {
-        random = QuizRandom(seed: seed)
+        random = SeededRandom(seed: seed)
     }
 
     /// Lets `seconds` pass; returns the action to take now, if any.

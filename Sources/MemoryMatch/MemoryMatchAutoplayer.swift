@@ -1,3 +1,5 @@
+import GameCore
+
 /// Plays Memory Match for the attract mode like a person would: it only knows the faces it
 /// has seen, remembers the last few of them, and sometimes fails to recall one, so games
 /// take a believable number of moves instead of a perfect or a random count.

@@ -1,3 +1,5 @@
+import GameCore
+
 /// The rules of Memory Match as a value: taps and the clock are passed in, every step
 /// returns the events a scene animates, and the deal comes from a seeded generator.
 

@@ -1,3 +1,4 @@
+import GameCore
 import XCTest
 @testable import Game2048
 

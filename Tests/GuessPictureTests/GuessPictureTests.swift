@@ -1,3 +1,4 @@
+import GameCore
 import Foundation
 import XCTest
 @testable import GuessPicture
@@ -177,7 +178,7 @@ final class GuessPictureModelTests: XCTestCase {
     /// Chi-square over many shuffles: every permutation of 4 items, and every position of each
     /// of the 21 options, must be about equally likely.
     func testTheShuffleIsUniform() {
-        var random = QuizRandom(seed: 2024)
+        var random = SeededRandom(seed: 2024)
         // All 24 orders of 4 items, 48,000 shuffles: chi-square with 23 degrees of freedom.
         var orders: [[Int]: Int] = [:]
         let trials = 48_000
@@ -206,7 +207,7 @@ final class GuessPictureModelTests: XCTestCase {
 
         // A biased shuffle fails the same kind of test: make sure the test can fail.
         var biased = [0, 0, 0]
-        var rng = QuizRandom(seed: 5)
+        var rng = SeededRandom(seed: 5)
         for _ in 0..<30_000 {
             var items = [0, 1, 2]
             // One pass of random adjacent swaps: a common non-uniform "shuffle".
