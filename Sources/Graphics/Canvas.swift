@@ -265,15 +265,20 @@ public struct Canvas {
         guard pts.count >= 3, color.a > 0 else { return }
         let traps = Canvas.trapezoids(convex: pts)
         guard !traps.isEmpty else { return }
-        var pc = color.pixmanColor
-        guard let src = pixman_image_create_solid_fill(&pc) else { return }
-        defer { pixman_image_unref(src) }
-        withClip {
+        withSolidSource(color) { src in
             traps.withUnsafeBufferPointer { buf in
                 pixman_composite_trapezoids(PIXMAN_OP_OVER, src, surface.image, PIXMAN_a8,
                                             0, 0, 0, 0, Int32(buf.count), buf.baseAddress)
             }
         }
+    }
+
+    /// Runs `body` with a solid-colour pixman source, inside the clip.
+    private func withSolidSource(_ color: Color, _ body: (OpaquePointer) -> Void) {
+        var pc = color.pixmanColor
+        guard let src = pixman_image_create_solid_fill(&pc) else { return }
+        defer { pixman_image_unref(src) }
+        withClip { body(src) }
     }
 
     static func trapezoids(convex pts: [Point]) -> [pixman_trapezoid_t] {
@@ -334,10 +339,7 @@ public struct Canvas {
     }
 
     private func rasterize(_ tris: [pixman_triangle_t], _ color: Color) {
-        var pc = color.pixmanColor
-        guard let src = pixman_image_create_solid_fill(&pc) else { return }
-        defer { pixman_image_unref(src) }
-        withClip {
+        withSolidSource(color) { src in
             tris.withUnsafeBufferPointer { buf in
                 pixman_composite_triangles(PIXMAN_OP_OVER, src, surface.image, PIXMAN_a8,
                                            0, 0, 0, 0, Int32(buf.count), buf.baseAddress)
