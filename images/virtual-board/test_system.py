@@ -226,6 +226,29 @@ class SystemTest:
                 return u
             time.sleep(1.0)
 
+    def idle_cpu(self):
+        """CPU of the idle menu, from /proc: the main thread (the run loop) and the whole
+        process (which also mixes the menu music on its audio thread). The issue's figure
+        (< 1% of a core) is for a real board; under TCG emulation every instruction costs
+        10-30x more, so the check here allows 5% for the loop and reports both."""
+        pid = self.unit("MainPID")["MainPID"]
+        cmd = (f"cat /proc/{pid}/task/{pid}/stat | cut -d' ' -f14-15; cat /proc/{pid}/stat | cut -d' ' -f14-15; "
+               "cut -d' ' -f1 /proc/uptime; getconf CLK_TCK")
+        rc, a = self.sh(cmd)
+        # Well before the menu's 60 s turn to the attract mode.
+        time.sleep(15)
+        rc, b = self.sh(cmd)
+        def parse(text):
+            lines = text.split("\n")
+            return (sum(map(int, lines[0].split())), sum(map(int, lines[1].split())), float(lines[2]), int(lines[3]))
+        (m0, p0, t0, hz), (m1, p1, t1, _) = parse(a), parse(b)
+        wall = t1 - t0
+        main_pct = 100.0 * (m1 - m0) / hz / wall
+        proc_pct = 100.0 * (p1 - p0) / hz / wall
+        check(main_pct < 5.0, f"the idle menu's loop used {main_pct:.1f}% of a core (emulated)")
+        return (f"idle menu over {wall:.0f} s: run loop {main_pct:.2f}% of a core, whole process "
+                f"{proc_pct:.2f}% (music mixing included), under TCG emulation")
+
     def segv(self):
         u = self.wait_active()
         check(u.get("ActiveState") == "active", f"the kiosk is not running before the test: {u}")
@@ -297,6 +320,7 @@ def main():
             t.run("runs as user boardwalk", t.user)
             t.run("hardening: exposure <= 2.0", t.hardening)
             t.run("read-only root, writable state", t.root_readonly)
+            t.run("idle menu: CPU of the run loop", t.idle_cpu)
             t.run("tap through the virtio tablet; sound in the wav", t.tap_and_sound)
             if testdata:
                 t.run("replayed touchscreen recording (evemu)", t.evemu)
