@@ -39,11 +39,12 @@ public final class HeadlessRunner {
         }
     }
 
-    /// Lets `seconds` of virtual time pass, a frame every 1/60 s.
-    public func advance(_ seconds: Double) {
+    /// Lets `seconds` of virtual time pass, a frame every `step` (1/60 s; long soaks
+    /// draw less often to cover hours).
+    public func advance(_ seconds: Double, step: Double = HeadlessRunner.frameInterval) {
         let end = now + seconds
-        while now + HeadlessRunner.frameInterval <= end + 1e-9 {
-            now += HeadlessRunner.frameInterval
+        while now + step <= end + 1e-9 {
+            now += step
             frame()
         }
         if end > now { now = end; frame() }

@@ -56,9 +56,15 @@ final class BenchRig {
         return (t1 - t0, t2 - t1, damage)
     }
 
-    /// Lets `seconds` pass a frame at a time (drawn, as on a cabinet, but not timed).
-    func run(_ seconds: Double) {
-        for _ in 0..<Int((seconds / HeadlessRunner.frameInterval).rounded()) { frame() }
+    /// Lets `seconds` pass, drawing (untimed) every `step` seconds: the games' models
+    /// run fixed steps whatever the frame rate, so a coarse step reaches the same kind of
+    /// moment for a fraction of the drawing.
+    func run(_ seconds: Double, step: Double = HeadlessRunner.frameInterval) {
+        let end = now + seconds
+        while now + step <= end + 1e-9 {
+            now += step - HeadlessRunner.frameInterval
+            frame()
+        }
     }
 
     /// Runs until `condition` holds or `limit` seconds pass; whether it held.
@@ -108,6 +114,9 @@ struct SceneBenchOptions {
     var sizes: [(Int, Int)]
     var busySeconds: Double
     var only: [String]?
+    /// Seconds of measured frames per phase (0: no limit), but at least `minimumFrames`.
+    var budget: Double
+    var minimumFrames: Int
 }
 
 /// menu, attract and each catalogue game at each size; a game whose scene does not exist
@@ -153,7 +162,7 @@ private func measureScene(_ c: SceneCase, width: Int, height: Int, options: Scen
                              notes: [("skipped", "no game scene in the catalogue yet")])
         }
     }
-    rig.run(c.busySeconds)
+    rig.run(c.busySeconds, step: 0.25)
 
     // Damaged (real) redraws first, then the same number of full ones; the scene keeps
     // moving through both.
@@ -162,9 +171,20 @@ private func measureScene(_ c: SceneCase, width: Int, height: Int, options: Scen
     var copyBytes = 0
     var damages: [DamageRegion] = []
     var damagedDraw: [Double] = []
-    for i in 0..<(options.warmup + options.frames) {
+    // Each phase stops after `frames` frames or, outside the deterministic mode, once
+    // `budget` seconds of measured frames have passed (at least `minimumFrames`): a
+    // slow scene at 1920x1080 would otherwise take minutes.
+    func enough(_ i: Int, _ spent: Double) -> Bool {
+        i >= options.warmup + options.frames
+            || (options.budget > 0 && i >= options.warmup + options.minimumFrames && spent > options.budget)
+    }
+    var spent = 0.0
+    var i = 0
+    while !enough(i, spent) {
+        defer { i += 1 }
         let f = rig.frame()
         guard i >= options.warmup else { continue }
+        spent += f.draw + f.copy
         damagedDraw.append(f.draw)
         damagedSum += f.damage.area
         copySeconds += f.copy
@@ -172,9 +192,13 @@ private func measureScene(_ c: SceneCase, width: Int, height: Int, options: Scen
         if damages.count < 64 && !f.damage.isEmpty { damages.append(f.damage) }
     }
     var fullDraw: [Double] = [], fullCopy: [Double] = []
-    for i in 0..<(options.warmup + options.frames) {
+    spent = 0
+    i = 0
+    while !enough(i, spent) {
+        defer { i += 1 }
         let f = rig.frame(full: true)
         guard i >= options.warmup else { continue }
+        spent += f.draw + f.copy
         fullDraw.append(f.draw)
         fullCopy.append(f.copy)
     }
@@ -196,18 +220,19 @@ private func measureScene(_ c: SceneCase, width: Int, height: Int, options: Scen
 
     // One pixman SRC composite of the whole frame: the floor any full redraw pays.
     let blitTarget = Surface(width: width, height: height, format: .xrgb8888)
-    let blit = Timing.measure(count: max(3, options.frames / 4), warmup: 1) { _ in
+    let blit = Timing.measure(count: max(3, min(30, options.frames / 4)), warmup: 1) { _ in
         pixman_image_composite32(PIXMAN_OP_SRC, shadow.pixmanImage, nil, blitTarget.pixmanImage,
                                  0, 0, 0, 0, 0, 0, Int32(width), Int32(height))
     }
-    let fullMemcpy = Timing.measure(count: max(3, options.frames / 4), warmup: 1) { _ in
+    let fullMemcpy = Timing.measure(count: max(3, min(30, options.frames / 4)), warmup: 1) { _ in
         memcpy(target, shadow.pixels, shadow.byteCount)
     }
     let fullCopyMedian = Timing(samples: fullCopy).median
-    let frames = Double(max(1, options.frames))
+    let frames = Double(max(1, damagedDraw.count))
     var figures: [(String, Double)] = [
         ("full_median_ms", full.median * 1000), ("full_p99_ms", full.p99 * 1000),
         ("damaged_median_ms", damaged.median * 1000), ("damaged_p99_ms", damaged.p99 * 1000),
+        ("frames_measured", Double(damagedDraw.count + fullDraw.count)),
         ("damaged_fraction", Double(damagedSum) / frames / Double(rig.pixels)),
         ("full_over_pixman_blit", blit.median > 0 ? full.median / blit.median : 0),
         ("copyout_full_ms", fullCopyMedian * 1000),
