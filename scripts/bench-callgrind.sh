@@ -34,9 +34,9 @@ n=$(frames "$OUT/bench.1.json")
 awk -v t1="$t1" -v t2="$t2" -v f1="${f1:-0}" -v f2="${f2:-0}" -v n="${n:-0}" 'BEGIN {
   d = (t1 > t2 ? t1 - t2 : t2 - t1) / t1 * 100
   df = f1 > 0 ? (f1 > f2 ? f1 - f2 : f2 - f1) / f1 * 100 : 0
-  printf "total instructions: %d and %d (differ by %.3f%%)\n", t1, t2, d
-  printf "in drawn frames:    %d and %d (differ by %.3f%%)\n", f1, f2, df
-  if (n > 0) printf "drawn frames: %d, instructions per frame: %.0f\n", n, f1 / n
+  printf "total instructions: %.0f and %.0f (differ by %.4f%%)\n", t1, t2, d
+  printf "in drawn frames:    %.0f and %.0f (differ by %.4f%%)\n", f1, f2, df
+  if (n > 0) printf "drawn frames: %.0f, instructions per frame: %.0f\n", n, f1 / n
   if (d > 1 || df > 1) { print "FAIL: runs differ by more than 1%"; exit 1 }
   print "OK: runs agree within 1%"
 }'

@@ -12,7 +12,7 @@ public enum Boardwalk {
     usage: boardwalk [--config FILE] [--board NAME|FILE] [--state-dir DIR] [--data-dir DIR]
                      [--rotation 0|90|180|270] [--language en|zh] [--set section.key=value]...
            boardwalk --headless [--size WxH] [--script FILE] [--shots DIR] [options above]
-           boardwalk --headless --soak HOURS [--speed X] [options above]
+           boardwalk --headless --soak HOURS [--speed X] [--frame-step SECONDS] [options above]
            boardwalk input-replay DEVICE.desc RECORDING.events [--size WxH] [--rotation R] [--calibration a,b,c,d,e,f]
            boardwalk input-monitor   (live input as JSON lines)
            boardwalk display-test [options]
@@ -36,6 +36,7 @@ public enum Boardwalk {
         var shots = "out/shots"
         var soakHours: Double?
         var speed = 0.0
+        var frameStep = HeadlessRunner.panelFrameInterval
         var rest = options.remaining[...]
         var unknown: [String] = []
         while let a = rest.popFirst() {
@@ -43,8 +44,9 @@ public enum Boardwalk {
             case "--headless": headless = true
             case "--script": script = rest.popFirst()
             case "--shots": shots = rest.popFirst() ?? shots
-            case "--soak": soakHours = rest.popFirst().flatMap { Double($0) }
-            case "--speed": speed = rest.popFirst().flatMap { Double($0) } ?? 0
+            case "--soak": soakHours = rest.popFirst().flatMap { Double($0) } ?? -1
+            case "--speed": speed = rest.popFirst().flatMap { Double($0) } ?? -1
+            case "--frame-step": frameStep = rest.popFirst().flatMap { Double($0) } ?? -1
             default: unknown.append(a)
             }
         }
@@ -59,7 +61,8 @@ public enum Boardwalk {
         config.logDiagnostics()
 
         if headless {
-            return runHeadless(config: config, script: script, shots: shots, soakHours: soakHours, speed: speed)
+            return runHeadless(config: config, script: script, shots: shots, soakHours: soakHours, speed: speed,
+                               frameStep: frameStep)
         }
         let store = StateStore(directory: config.settings.kiosk.stateDir)
         config.applyOperatorSettings(from: store, options: options)
@@ -96,7 +99,8 @@ public enum Boardwalk {
         return Files.exists(root + "/Package.swift") ? root : nil
     }
 
-    static func runHeadless(config: Config, script: String?, shots: String, soakHours: Double?, speed: Double) -> Int32 {
+    static func runHeadless(config: Config, script: String?, shots: String, soakHours: Double?, speed: Double,
+                            frameStep: Double = HeadlessRunner.panelFrameInterval) -> Int32 {
         var settings = config.settings
         let (width, height) = parseSize(settings.display.mode) ?? (1280, 800)
         // Headless runs keep their state apart unless told otherwise.
@@ -120,7 +124,7 @@ public enum Boardwalk {
             return 1
         }
         if let soakHours {
-            return Soak(runner: runner, hours: soakHours, speed: speed).run()
+            return Soak(runner: runner, hours: soakHours, speed: speed, frameStep: frameStep).run()
         }
         let text: String
         if let script {

@@ -15,7 +15,9 @@ public final class HeadlessRunner {
     public private(set) var now: Double = 1
     /// Virtual time between frames: 60 Hz like a panel; tests may take bigger steps
     /// (game rules run in fixed steps, so the outcome is the same).
-    public var frameInterval = 1.0 / 60
+    public var frameInterval = HeadlessRunner.panelFrameInterval
+    /// A 60 Hz panel's frame.
+    public static let panelFrameInterval = 1.0 / 60
     private var nextTouchID = 1
     public private(set) var framesDrawn = 0
 
@@ -41,11 +43,13 @@ public final class HeadlessRunner {
         }
     }
 
-    /// Lets `seconds` of virtual time pass, a frame every 1/60 s.
-    public func advance(_ seconds: Double) {
+    /// Lets `seconds` of virtual time pass, a frame every `step` (1/60 s; long soaks
+    /// draw less often to cover hours).
+    public func advance(_ seconds: Double, step: Double? = nil) {
+        let step = step ?? frameInterval
         let end = now + seconds
-        while now + frameInterval <= end + 1e-9 {
-            now += frameInterval
+        while now + step <= end + 1e-9 {
+            now += step
             frame()
         }
         if end > now { now = end; frame() }

@@ -14,8 +14,6 @@ import Glibc
 /// the real Kiosk, Screen and HeadlessPresenter (the same copy-out as DRM) on a virtual
 /// clock at 60 frames a second.
 final class BenchRig {
-    /// A 60 Hz panel.
-    let frameInterval = 1.0 / 60
     let kiosk: Kiosk
     let presenter: HeadlessPresenter
     let store: StateStore
@@ -48,7 +46,7 @@ final class BenchRig {
     /// One frame: advance the clock, draw (everything when `full`), copy the damage out.
     @discardableResult
     func frame(full: Bool = false) -> (draw: Double, copy: Double, damage: DamageRegion) {
-        now += frameInterval
+        now += HeadlessRunner.panelFrameInterval
         if full { screen.invalidateAll() }
         let t0 = monotonicSeconds()
         let damage = measuredFrame(kiosk, now)
@@ -58,14 +56,20 @@ final class BenchRig {
         return (t1 - t0, t2 - t1, damage)
     }
 
-    /// Lets `seconds` pass a frame at a time (drawn, as on a cabinet, but not timed).
-    func run(_ seconds: Double) {
-        for _ in 0..<Int((seconds / frameInterval).rounded()) { frame() }
+    /// Lets `seconds` pass, drawing (untimed) every `step` seconds: the games' models
+    /// run fixed steps whatever the frame rate, so a coarse step reaches the same kind of
+    /// moment for a fraction of the drawing.
+    func run(_ seconds: Double, step: Double = HeadlessRunner.panelFrameInterval) {
+        let end = now + seconds
+        while now + step <= end + 1e-9 {
+            now += step - HeadlessRunner.panelFrameInterval
+            frame()
+        }
     }
 
     /// Runs until `condition` holds or `limit` seconds pass; whether it held.
     func run(until condition: () -> Bool, limit: Double) -> Bool {
-        var left = Int(limit / frameInterval)
+        var left = Int(limit / HeadlessRunner.panelFrameInterval)
         while !condition() && left > 0 {
             frame()
             left -= 1
@@ -110,6 +114,9 @@ struct SceneBenchOptions {
     var sizes: [(Int, Int)]
     var busySeconds: Double
     var only: [String]?
+    /// Seconds of measured frames per phase (0: no limit), but at least `minimumFrames`.
+    var budget: Double
+    var minimumFrames: Int
 }
 
 /// menu, attract and each catalogue game at each size; a game whose scene does not exist
@@ -155,7 +162,7 @@ private func measureScene(_ c: SceneCase, width: Int, height: Int, options: Scen
                              notes: [("skipped", "no game scene in the catalogue yet")])
         }
     }
-    rig.run(c.busySeconds)
+    rig.run(c.busySeconds, step: 0.25)
 
     // Damaged (real) redraws first, then the same number of full ones; the scene keeps
     // moving through both.
@@ -164,9 +171,20 @@ private func measureScene(_ c: SceneCase, width: Int, height: Int, options: Scen
     var copyBytes = 0
     var damages: [DamageRegion] = []
     var damagedDraw: [Double] = []
-    for i in 0..<(options.warmup + options.frames) {
+    // Each phase stops after `frames` frames or, outside the deterministic mode, once
+    // `budget` seconds of measured frames have passed (at least `minimumFrames`): a
+    // slow scene at 1920x1080 would otherwise take minutes.
+    func enough(_ i: Int, _ spent: Double) -> Bool {
+        i >= options.warmup + options.frames
+            || (options.budget > 0 && i >= options.warmup + options.minimumFrames && spent > options.budget)
+    }
+    var spent = 0.0
+    var i = 0
+    while !enough(i, spent) {
+        defer { i += 1 }
         let f = rig.frame()
         guard i >= options.warmup else { continue }
+        spent += f.draw + f.copy
         damagedDraw.append(f.draw)
         damagedSum += f.damage.area
         copySeconds += f.copy
@@ -174,9 +192,13 @@ private func measureScene(_ c: SceneCase, width: Int, height: Int, options: Scen
         if damages.count < 64 && !f.damage.isEmpty { damages.append(f.damage) }
     }
     var fullDraw: [Double] = [], fullCopy: [Double] = []
-    for i in 0..<(options.warmup + options.frames) {
+    spent = 0
+    i = 0
+    while !enough(i, spent) {
+        defer { i += 1 }
         let f = rig.frame(full: true)
         guard i >= options.warmup else { continue }
+        spent += f.draw + f.copy
         fullDraw.append(f.draw)
         fullCopy.append(f.copy)
     }
@@ -198,18 +220,19 @@ private func measureScene(_ c: SceneCase, width: Int, height: Int, options: Scen
 
     // One pixman SRC composite of the whole frame: the floor any full redraw pays.
     let blitTarget = Surface(width: width, height: height, format: .xrgb8888)
-    let blit = Timing.measure(count: max(3, options.frames / 4), warmup: 1) { _ in
+    let blit = Timing.measure(count: max(3, min(30, options.frames / 4)), warmup: 1) { _ in
         pixman_image_composite32(PIXMAN_OP_SRC, shadow.pixmanImage, nil, blitTarget.pixmanImage,
                                  0, 0, 0, 0, 0, 0, Int32(width), Int32(height))
     }
-    let fullMemcpy = Timing.measure(count: max(3, options.frames / 4), warmup: 1) { _ in
+    let fullMemcpy = Timing.measure(count: max(3, min(30, options.frames / 4)), warmup: 1) { _ in
         memcpy(target, shadow.pixels, shadow.byteCount)
     }
     let fullCopyMedian = Timing(samples: fullCopy).median
-    let frames = Double(max(1, options.frames))
+    let frames = Double(max(1, damagedDraw.count))
     var figures: [(String, Double)] = [
         ("full_median_ms", full.median * 1000), ("full_p99_ms", full.p99 * 1000),
         ("damaged_median_ms", damaged.median * 1000), ("damaged_p99_ms", damaged.p99 * 1000),
+        ("frames_measured", Double(damagedDraw.count + fullDraw.count)),
         ("damaged_fraction", Double(damagedSum) / frames / Double(rig.pixels)),
         ("full_over_pixman_blit", blit.median > 0 ? full.median / blit.median : 0),
         ("copyout_full_ms", fullCopyMedian * 1000),

@@ -8,14 +8,15 @@ import Glibc
 /// time. Ratios against plain pixman / memcpy are what to compare across machines.
 let usage = """
 usage: boardwalk-bench [--json] [--frames N] [--only SECTION[,SECTION]] [--size WxH]...
-                       [--scene NAME[,NAME]] [--busy SECONDS] [--data-dir DIR]
+                       [--scene NAME[,NAME]] [--busy SECONDS] [--budget SECONDS] [--data-dir DIR]
   sections: startup, graphics, scenes, copyout, audio (all by default)
   --frames N   N measured frames per case, fixed work, no wall-clock-driven sections
                (the audio latency run is left out): for instruction counts under
                valgrind --tool=callgrind (see scripts/bench-callgrind.sh)
   --size WxH   scene sizes (default 800x480, 1280x800 and 1920x1080)
   --scene      menu, attract, game-<id> (default all)
-  --busy S     seconds of autoplay before a game is measured (default 20)
+  --busy S     seconds of autoplay before a game is measured (default 12)
+  --budget S   measured seconds per scene and phase, at least 10 frames (default 1.5; 0: no limit)
 """
 
 let processStart = processStartMonotonic()
@@ -25,7 +26,8 @@ var deterministic = false
 var only: [String]? = nil
 var sizes: [(Int, Int)] = []
 var scenes: [String]? = nil
-var busy = 20.0
+var busy = 12.0
+var budget = 1.5
 var args = CommandLine.arguments.dropFirst()
 
 func fail(_ message: String) -> Never {
@@ -54,6 +56,9 @@ while let a = args.popFirst() {
     case "--busy":
         guard let v = args.popFirst().flatMap({ Double($0) }), v >= 0, v <= 3600 else { fail("--busy takes seconds (0 to 3600)") }
         busy = v
+    case "--budget":
+        guard let v = args.popFirst().flatMap({ Double($0) }), v >= 0, v <= 600 else { fail("--budget takes seconds (0 to 600)") }
+        budget = v
     case "--data-dir":
         guard let v = args.popFirst() else { fail("--data-dir takes a directory") }
         benchDataDirectory = v
@@ -72,8 +77,9 @@ if benchDataDirectory == nil { benchDataDirectory = sourceTreeData() }
 // A fresh state directory: saved scores would change what the menu draws.
 guard let stateDirectory = makeStateDirectory() else { fail("cannot create a state directory under /tmp") }
 
-let sceneOptions = SceneBenchOptions(frames: frames, warmup: deterministic ? 1 : 5, sizes: sizes,
-                                     busySeconds: busy, only: scenes)
+let sceneOptions = SceneBenchOptions(frames: frames, warmup: deterministic ? 1 : 2, sizes: sizes,
+                                     busySeconds: busy, only: scenes, budget: deterministic ? 0 : budget,
+                                     minimumFrames: 10)
 let sections: [(String, () -> [ReportRow])] = [
     ("startup", { startupBench(stateDirectory: stateDirectory, processStart: processStart) }),
     ("graphics", { graphicsBench(frames: frames) }),

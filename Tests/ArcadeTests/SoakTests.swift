@@ -22,8 +22,7 @@ final class SoakTests: XCTestCase {
         let runner = try makeRunner(directory)
         // Ten frames a simulated second keeps this debug-build test to seconds; rules run
         // in fixed steps, so the visitor's game is the same at any frame rate.
-        runner.frameInterval = 0.1
-        var soak = Soak(runner: runner, hours: hours, speed: 0)
+        var soak = Soak(runner: runner, hours: hours, speed: 0, frameStep: 0.1)
         soak.reportInterval = hours * 3600 / 6
         // The 2 MB limit is for hours of running; a test process's first minutes still
         // fill caches, so the short soak only guards against gross leaks.
