@@ -32,7 +32,7 @@ system-test: build test-deps
 
 SYSTEM_TEST ?= $(if $(CI),1,0)
 test: unit-test
-	@if [ "$(SYSTEM_TEST)" = 1 ]; then $(MAKE) system-test; \
+	@if [ "$(SYSTEM_TEST)" = 1 ]; then $(MAKE) --no-print-directory system-test; \
 	else echo "make test: system test skipped (make system-test, or make test SYSTEM_TEST=1)"; fi
 
 install: build
