@@ -174,6 +174,9 @@ class SystemTest:
         testdata = "/usr/share/boardwalk-test/evemu"
         rc, out = self.sh(f"test -f {testdata}/{EVEMU_DEVICE}.desc && modprobe uinput && ls /dev/uinput")
         check(rc == 0, f"no recordings or no uinput in the guest: {out.strip()}")
+        # Back to the menu first (the tablet tap opened a game): escape is "back".
+        self.vb.key("esc")
+        time.sleep(3.0)
         before = self.shot("04-before-evemu")
         rc, out = self.sh(f"setsid evemu-device {testdata}/{EVEMU_DEVICE}.desc >/run/evemu-device.log 2>&1 & "
                           "echo $! > /run/evemu-device.pid; "

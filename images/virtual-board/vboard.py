@@ -296,6 +296,10 @@ class VirtualBoard:
         time.sleep(hold)
         self.pointer(x, y, width, height, False)
 
+    def key(self, qcode):
+        """Presses and releases one key on the guest's keyboard (a QEMU qcode: "esc")."""
+        self.qmp("send-key", {"keys": [{"type": "qcode", "data": qcode}]})
+
     # --- serial console ---
     def serial(self):
         try:
