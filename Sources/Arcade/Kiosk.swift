@@ -360,12 +360,14 @@ final class AttractBanner: View {
         frame = Rect(center: Point(scene.size.width / 2, scene.size.height - 60), size: Size(min(420, scene.size.width - 40), 60))
         isUserInteractionEnabled = false
         // A slow pulse: the one thing allowed to move on its own, in the attract mode.
-        func pulse() {
-            scene.animator.tween(duration: 1.2, easing: .easeInOut) { [weak self] t in
+        // The scene's animator holds these closures, so they hold the scene weakly:
+        // otherwise every attract scene stays alive after the next one replaces it.
+        func pulse(_ scene: Scene?) {
+            scene?.animator.tween(duration: 1.2, easing: .easeInOut) { [weak self] t in
                 self?.scale = 1 + 0.06 * sin(t * .pi)
-            }.onComplete { [weak self] in if self?.superview != nil { pulse() } }
+            }.onComplete { [weak self, weak scene] in if self?.superview != nil { pulse(scene) } }
         }
-        pulse()
+        pulse(scene)
     }
 }
 

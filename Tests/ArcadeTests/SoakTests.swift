@@ -2,7 +2,7 @@ import XCTest
 @testable import Arcade
 
 /// A short soak: the same machinery as `boardwalk --headless --soak 24`, over minutes of
-/// simulated time with a report every simulated minute, so `make test` covers it cheaply.
+/// simulated time with a report every 30 simulated seconds, so `make test` covers it cheaply.
 final class SoakTests: XCTestCase {
     private func makeRunner(_ directory: String) throws -> HeadlessRunner {
         var settings = Settings()
@@ -12,7 +12,7 @@ final class SoakTests: XCTestCase {
         settings.kiosk.idleToMenuSeconds = 30
         settings.kiosk.attractSecondsPerGame = 15
         let store = StateStore(directory: directory, now: 1)
-        return try HeadlessRunner(settings: settings, width: 800, height: 480, store: store,
+        return try HeadlessRunner(settings: settings, width: 480, height: 320, store: store,
                                   catalog: .standard(dataDirectory: nil))
     }
 
@@ -20,10 +20,9 @@ final class SoakTests: XCTestCase {
         -> (status: Int32, reports: [Soak.Report], gamesOpened: [String: Int], frames: Int)
     {
         let runner = try makeRunner(directory)
-        // Ten frames a simulated second keeps this debug-build test to seconds; rules run
-        // in fixed steps, so the visitor's game is the same at any frame rate.
-        var soak = Soak(runner: runner, hours: hours, speed: 0, frameStep: 0.1)
-        soak.reportInterval = hours * 3600 / 6
+        // A frame every 0.25 s while nobody touches: cheap enough for a debug build.
+        var soak = Soak(runner: runner, hours: hours, speed: 0, frameStep: 0.25)
+        soak.reportInterval = 30
         // The 2 MB limit is for hours of running; a test process's first minutes still
         // fill caches, so the short soak only guards against gross leaks.
         soak.growthLimit = 16 << 20
@@ -37,7 +36,7 @@ final class SoakTests: XCTestCase {
     func testShortSoakPassesAndReportsEveryInterval() throws {
         let directory = try makeTemporaryDirectory(self)
         var lines: [String] = []
-        let result = try soak(hours: 0.02, directory: directory, lines: &lines)
+        let result = try soak(hours: 0.05, directory: directory, lines: &lines)
         XCTAssertEqual(result.status, 0, lines.joined(separator: "\n"))
         XCTAssertEqual(result.reports.count, 6, lines.joined(separator: "\n"))
         XCTAssertTrue(result.reports.allSatisfy { $0.rss > 0 })
@@ -48,8 +47,8 @@ final class SoakTests: XCTestCase {
 
     func testSameSeedSameRun() throws {
         var a: [String] = [], b: [String] = []
-        let first = try soak(hours: 0.005, directory: try makeTemporaryDirectory(self), lines: &a)
-        let second = try soak(hours: 0.005, directory: try makeTemporaryDirectory(self), lines: &b)
+        let first = try soak(hours: 0.01, directory: try makeTemporaryDirectory(self), lines: &a)
+        let second = try soak(hours: 0.01, directory: try makeTemporaryDirectory(self), lines: &b)
         XCTAssertEqual(first.status, 0)
         XCTAssertEqual(first.frames, second.frames)
         XCTAssertEqual(first.gamesOpened, second.gamesOpened)
@@ -63,5 +62,20 @@ final class SoakTests: XCTestCase {
         XCTAssertEqual(Soak(runner: runner, hours: 0, speed: 0).run(), 2)
         XCTAssertEqual(Soak(runner: runner, hours: 1, speed: -1).run(), 2)
         XCTAssertEqual(Soak(runner: runner, hours: .nan, speed: 0).run(), 2)
+    }
+
+    /// The attract mode makes a new scene for each game it shows; the one it replaces
+    /// must go (a retained scene per rotation was the soak's memory growth).
+    func testAttractScenesAreReleased() throws {
+        let runner = try makeRunner(try makeTemporaryDirectory(self))
+        runner.advance(21)  // menu -> attract after 20 s
+        guard case .attract = runner.kiosk.mode else {
+            throw XCTSkip("no game scene in the catalogue yet")
+        }
+        weak var first = runner.kiosk.screen.scene
+        XCTAssertNotNil(first)
+        runner.advance(16, step: 0.25)  // past the 15 s rotation
+        XCTAssertFalse(runner.kiosk.screen.scene === first)
+        XCTAssertNil(first, "the replaced attract scene is still alive")
     }
 }
