@@ -263,7 +263,15 @@ public struct Canvas {
     /// walk the whole shape once per triangle).
     private func fillPolygonPixels(_ pts: [Point], _ color: Color) {
         guard pts.count >= 3, color.a > 0 else { return }
-        let traps = Canvas.trapezoids(convex: pts)
+        // Only the clip's rows are rasterized: pixman sizes its mask by the trapezoids,
+        // not by the clip, and a damaged strip of a big panel should cost a strip.
+        let top = fixed(Double(clip.y)), bottom = fixed(Double(clip.maxY))
+        let traps = Canvas.trapezoids(convex: pts).compactMap { t -> pixman_trapezoid_t? in
+            var t = t
+            t.top = max(t.top, top)
+            t.bottom = min(t.bottom, bottom)
+            return t.bottom > t.top ? t : nil
+        }
         guard !traps.isEmpty else { return }
         withSolidSource(color) { src in
             traps.withUnsafeBufferPointer { buf in
