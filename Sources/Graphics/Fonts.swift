@@ -58,6 +58,10 @@ public final class FontLibrary {
     }
     private var cache: [GlyphKey: Glyph?] = [:]
     private var emojiCache: [GlyphKey: Surface?] = [:]
+    private var emojiCacheBytes = 0
+    /// Scaled emoji are big (a 160-pixel picture is 100 KB): the cache is bounded by bytes,
+    /// so a kiosk showing hundreds of pictures keeps flat memory.
+    public static let emojiCacheLimit = 8 << 20
     public static let cacheLimit = 4096
 
     /// The fonts every Boardwalk needs; throws naming the first missing file.
@@ -163,9 +167,14 @@ public final class FontLibrary {
     public func emojiImage(_ scalar: Unicode.Scalar, pixelSize: Int) -> Surface? {
         let key = GlyphKey(scalar: scalar.value, pixelSize: pixelSize, weight: .regular)
         if let cached = emojiCache[key] { return cached }
-        if emojiCache.count >= 512 { emojiCache.removeAll(keepingCapacity: true) }
         let made = renderEmoji(scalar, pixelSize: max(1, pixelSize))
+        let bytes = made?.byteCount ?? 0
+        if emojiCacheBytes + bytes > FontLibrary.emojiCacheLimit || emojiCache.count >= 1024 {
+            emojiCache.removeAll(keepingCapacity: true)
+            emojiCacheBytes = 0
+        }
         emojiCache[key] = made
+        emojiCacheBytes += bytes
         return made
     }
 
