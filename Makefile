@@ -29,6 +29,7 @@ unit-test: test-deps
 # few minutes, so `make test` runs it on CI (CI=true) or with SYSTEM_TEST=1 (SYSTEM_TEST=0: never).
 system-test: build test-deps
 	python3 images/virtual-board/test_system.py --binary $(BIN)
+	python3 scripts/display-board-check.py --binary $(BIN) --rotations 0,90
 
 SYSTEM_TEST ?= $(if $(CI),1,0)
 test: unit-test
