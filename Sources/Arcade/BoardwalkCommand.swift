@@ -1,3 +1,4 @@
+import Audio
 import Display
 import Input
 import Platform
@@ -16,6 +17,7 @@ public enum Boardwalk {
            boardwalk input-replay DEVICE.desc RECORDING.events [--size WxH] [--rotation R] [--calibration a,b,c,d,e,f]
            boardwalk input-monitor   (live input as JSON lines)
            boardwalk display-test [options]
+           boardwalk sound-export DIR [NAME...]   (the built-in sounds as wav files)
     """
 
     public static func main(_ arguments: [String]) -> Int32 {
@@ -24,6 +26,7 @@ public enum Boardwalk {
             case "input-replay": return inputReplayMain(Array(arguments.dropFirst()))
             case "input-monitor": return inputMonitorMain(Array(arguments.dropFirst()))
             case "display-test": return displayTestMain(Array(arguments.dropFirst()))
+            case "sound-export": return soundExportMain(Array(arguments.dropFirst()))
             case "-h", "--help":
                 print(usage)
                 return 0

@@ -93,4 +93,17 @@ final class SoundFileTests: XCTestCase {
         XCTAssertEqual(library.loadErrors.count, 2)
         XCTAssertTrue(logged.contains { $0.contains("zombieHit.mp3") && $0.contains("keeping the synthesized sound") }, "\(logged)")
     }
+
+    func testSoundExportWritesTheBuiltInSoundsUnderTheirNames() throws {
+        let out = dir + "/exported"
+        XCTAssertEqual(soundExportMain([out, "zombieHit", "click"]), 0)
+        let names = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
+        XCTAssertEqual(names, ["click.wav", "zombieHit.wav"])
+        // Named as a replacement would be, and the same samples as the built-in sound.
+        XCTAssertEqual(SoundLibrary.overrides(inDirectory: out), ["click": out + "/click.wav", "zombieHit": out + "/zombieHit.wav"])
+        let loaded = try SoundFile.load(out + "/zombieHit.wav")
+        XCTAssertEqual(loaded.floatSamples(), Shared.library.clip(.zombieHit).floatSamples())
+        XCTAssertEqual(soundExportMain([out, "noSuchSound"]), 2)
+        XCTAssertEqual(soundExportMain([]), 2)
+    }
 }
