@@ -59,6 +59,9 @@ public struct Settings: Equatable, Sendable {
         public var bufferPeriods = 4
         /// Master volume in percent.
         public var volume = 80
+        /// Where an operator's replacement sounds are: files named after a sound or tune
+        /// ("zombieHit.wav", "menu.ogg"; `boardwalk sound-export` lists the names).
+        public var soundsDir = "/etc/boardwalk/sounds"
         public init() {}
     }
 
@@ -224,6 +227,11 @@ public struct Settings: Equatable, Sendable {
         },
         Entry(key: "audio.volume", get: { String($0.audio.volume) }) { s, v in
             Parse.int(v, 0...100).map { s.audio.volume = $0 } == nil ? "must be 0 to 100 (percent)" : nil
+        },
+        Entry(key: "audio.sounds_dir", get: { $0.audio.soundsDir }) { s, v in
+            guard v.hasPrefix("/") else { return "expected an absolute directory path" }
+            s.audio.soundsDir = v
+            return nil
         },
         Entry(key: "kiosk.language", get: { $0.kiosk.language.rawValue }) { s, v in
             guard let language = Language(rawValue: v) else { return "must be en or zh" }

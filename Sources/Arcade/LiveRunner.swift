@@ -62,6 +62,9 @@ public final class LiveRunner {
         audioConfig.periodFrames = settings.audio.periodFrames
         audioConfig.periods = settings.audio.bufferPeriods
         audioConfig.masterVolume = Float(settings.audio.volume) / 100
+        // The operator's sounds, each used in place of the synthesized one (a file that
+        // will not load is logged and the built-in sound plays).
+        audioConfig.soundFiles = SoundLibrary.overrides(inDirectory: settings.audio.soundsDir)
         self.audioConfig = audioConfig
 
         self.store = store

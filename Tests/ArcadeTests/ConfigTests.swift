@@ -27,6 +27,7 @@ final class ConfigTests: XCTestCase {
         period_frames = 2400
         buffer_periods = 4
         volume = 65
+        sounds_dir = /srv/kiosk/sounds
         [KIOSK]
         language = zh
         enabled_games = 2048, memory
@@ -57,6 +58,7 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(s.audio.periodFrames, 2400)
         XCTAssertEqual(s.audio.bufferPeriods, 4)
         XCTAssertEqual(s.audio.volume, 65)
+        XCTAssertEqual(s.audio.soundsDir, "/srv/kiosk/sounds")
         XCTAssertEqual(s.kiosk.language, .zh)
         XCTAssertEqual(s.kiosk.enabledGames, ["2048", "memory"])
         XCTAssertEqual(s.kiosk.idleToMenuSeconds, 45)
