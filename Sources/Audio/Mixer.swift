@@ -99,6 +99,9 @@ public final class Mixer: @unchecked Sendable {
     private var heldSum: Float
     private var limiterIndex = 0
     private var limiterGain: Float = 1
+    /// Frames since one needed a gain under 1 (capped at the window): once a whole window
+    /// has passed, its minimum is 1 without scanning it, the usual case (music alone).
+    private var framesSinceOver = Mixer.lookaheadFrames + 1
     private let releaseCoefficient: Float
 
     // Figures the audio thread publishes for the main thread.
@@ -471,9 +474,13 @@ public final class Mixer: @unchecked Sendable {
             // frames instead of jumping (no clipped edge). Recovery is a slow release.
             let window = Mixer.lookaheadFrames + 1
             let peak = max(abs(left), abs(right))
-            requiredGain[limiterIndex] = peak > Mixer.limiterThreshold ? Mixer.limiterThreshold / peak : 1
+            let needed: Float = peak > Mixer.limiterThreshold ? Mixer.limiterThreshold / peak : 1
+            requiredGain[limiterIndex] = needed
+            framesSinceOver = needed < 1 ? 0 : min(framesSinceOver + 1, window)
             var windowMin: Float = 1
-            for k in 0..<window { windowMin = min(windowMin, requiredGain[k]) }
+            if framesSinceOver < window {
+                for k in 0..<window { windowMin = min(windowMin, requiredGain[k]) }
+            }
             heldSum += windowMin - heldGain[limiterIndex]
             heldGain[limiterIndex] = windowMin
             let target = min(1, heldSum / Float(window))
