@@ -52,17 +52,21 @@ public final class ClockedPCM: PCMOutput {
         return bufferFrames - max(0, queued)
     }
 
+    /// Sleeps until the buffer has drained to the wake level, as a period interrupt would
+    /// wake a poll(2) on a real PCM: one wake-up per period, not a polling loop.
     public func wait(timeoutMilliseconds: Int32) -> Int32 {
         let deadline = monotonicSeconds() + Double(timeoutMilliseconds) / 1000
-        while monotonicSeconds() < deadline {
+        while true {
             let avail = available()
             if avail < 0 { return Int32(avail) }
             if avail >= wakeLevel { return 1 }
-            let missing = Double(wakeLevel - avail) / Double(AudioFormat.sampleRate)
-            var request = timespec(tv_sec: 0, tv_nsec: Int(min(missing, 0.01) * 1e9) + 50_000)
-            nanosleep(&request, nil)
+            let now = monotonicSeconds()
+            if now >= deadline { return 0 }
+            // Rounded up to the next frame, so the wake-up is never a hair early.
+            let wake = min(deadline, now + Double(wakeLevel - avail + 1) / Double(AudioFormat.sampleRate))
+            var request = timespec(tv_sec: Int(wake), tv_nsec: Int((wake - Double(Int(wake))) * 1e9))
+            while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &request, nil) == EINTR {}
         }
-        return 0
     }
 
     public func write(_ samples: UnsafePointer<Int16>, frames: Int) -> Int {
@@ -155,5 +159,34 @@ public enum AudioBenchmark {
         var values: [Double] = []
         while let value = sink.latencies.pop() { values.append(value) }
         return (BenchFigures(values), simulated)
+    }
+
+    /// What the idle kiosk's sound costs: the sink thread mixing one looping tune (the
+    /// menu's) onto a clock-paced device with the config's period and buffer, for
+    /// `seconds` of real time while the calling thread sleeps (as the run loop does when
+    /// nothing moves). The process's CPU time over that span, in % of one core.
+    public static func idleCost(library: SoundLibrary, config: AudioConfig, seconds: Double = 5)
+        throws(SystemError) -> Double
+    {
+        let mixer = Mixer(voices: config.voices)
+        let sink = ALSASink(mixer: mixer, config: config, opener: { config in
+            ClockedPCM(periodFrames: config.periodFrames, periods: config.periods, queuedPeriods: config.queuedPeriods)
+        })
+        try sink.start()
+        defer { sink.stop() }
+        MixerSoundBoard(mixer: mixer, library: library).playMusic(.menu)
+        func pause(_ seconds: Double) {
+            var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
+            nanosleep(&request, nil)
+        }
+        func processCPU() -> Double {
+            var t = timespec()
+            clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t)
+            return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+        }
+        pause(0.5)  // past the fade-in and the device's start
+        let wall0 = monotonicSeconds(), cpu0 = processCPU()
+        pause(seconds)
+        return (processCPU() - cpu0) / (monotonicSeconds() - wall0) * 100
     }
 }

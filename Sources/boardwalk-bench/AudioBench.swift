@@ -1,8 +1,8 @@
 import Audio
 import Platform
 
-/// Sound: how long the synth takes to make every clip, what mixing 16 voices costs per
-/// 256-frame period, and tap-to-first-sample latency through the real sink thread (on the
+/// Sound: how long the synth takes to make every clip, what mixing 16 voices (and the
+/// menu's tune alone) costs per 256-frame period, and tap-to-first-sample latency through the real sink thread (on the
 /// "default" PCM when it opens, else on a clock-paced model of a 256 x 4 device). The
 /// deterministic mode (callgrind) leaves latency out: it sleeps and waits on a clock.
 func audioBench(deterministic: Bool) -> [ReportRow] {
@@ -21,9 +21,26 @@ func audioBench(deterministic: Bool) -> [ReportRow] {
     rows.append(ReportRow(section: "audio", name: "mix_16_voices_256_frames",
                           figures: [("median_pct_realtime", cost.median), ("p99_pct", cost.p99), ("max_pct", cost.max)]))
 
+    // The idle menu's sound: its tune alone, the limiter idle.
+    let music = AudioBenchmark.mixingCost(library: effectsOnly, voices: 1, periodFrames: 256,
+                                          periods: deterministic ? 200 : 4000)
+    rows.append(ReportRow(section: "audio", name: "mix_music_only_256_frames",
+                          figures: [("median_pct_realtime", music.median), ("p99_pct", music.p99), ("max_pct", music.max)]))
+
     guard !deterministic else { return rows }
     let config = AudioConfig()
     do {
+        // The idle menu's sound as the kiosk runs it: at the board profiles' periods (1024
+        // frames, 2400 for Pi HDMI) and at the default without a profile (256). Each wakes
+        // the sink once a period. Real time, so not in the deterministic mode.
+        var figures: [(String, Double)] = []
+        for period in [1024, 2400, config.periodFrames] {
+            var c = config
+            c.periodFrames = period
+            figures.append(("pct_of_a_core_\(period)_frames", try AudioBenchmark.idleCost(library: effectsOnly, config: c)))
+        }
+        rows.append(ReportRow(section: "audio", name: "idle_menu_music", figures: figures))
+
         let (latency, simulated) = try AudioBenchmark.tapLatency(library: effectsOnly, config: config, taps: 100)
         rows.append(ReportRow(section: "audio", name: "tap_to_first_sample",
                               figures: [("median_ms", latency.median * 1000), ("max_ms", latency.max * 1000)],
