@@ -5,8 +5,9 @@
 set -eu
 build="pkg-config libdrm-dev libevdev-dev libasound2-dev libpixman-1-dev libfreetype-dev
        libpng-dev libsndfile1-dev fonts-dejavu-core fonts-wqy-microhei fonts-noto-color-emoji"
-# The system test: QEMU, mmdebstrap and what images/virtual-board/build.sh calls.
-test="$build unicode-cldr-core sox qemu-system-x86 mmdebstrap cpio kmod binutils systemd busybox-static"
+# The system test: QEMU, mmdebstrap and what images/virtual-board/build.sh calls; numpy
+# for its screen and sound analysis.
+test="$build unicode-cldr-core sox python3-numpy qemu-system-x86 mmdebstrap cpio kmod binutils systemd busybox-static"
 case "${1:-build}" in
   build) want=$build ;;
   test) want=$test ;;

@@ -1,21 +1,23 @@
 #!/usr/bin/env python3
 """The system test: the kiosk's image on the virtual board, checked the way a person would.
 
-    images/virtual-board/test_system.py [--binary .build/release/boardwalk] [--workdir out/system-test]
+    images/virtual-board/test_system.py [--binary .build/release/boardwalk] [--workdir out/system-test] [--only STEPS]
 
 Builds the x86_64 image (cached: only the binary's overlay is packed on a warm run), boots
 it under QEMU (TCG), and checks: READY and the time to the first frame, the screen shows
 the kiosk (not a text console), the unit's user and hardening, a tap through the virtio
-tablet, the sound recorded from the AC97 card, a real touchscreen recording replayed
-through uinput, recovery from SIGSEGV and from a frozen loop (watchdog), and the text
+tablet, the sound recorded from the AC97 card, the idle menu's CPU per thread, a real
+touchscreen recording replayed through uinput, a zombie beaten (score on screen, hit sound
+in the recording), recovery from SIGSEGV and from a frozen loop (watchdog), and the text
 console coming back after `systemctl stop`. Screenshots, the serial log, the wav and the
 guest journal are left in the workdir. The last line is 'N passed, N failed'.
-Python 3 standard library only.
+Python 3 and numpy (the screen and sound analysis).
 """
 import argparse
 import os
 import re
 import signal
+import subprocess
 import sys
 import time
 import traceback
@@ -42,8 +44,10 @@ def check(cond, message):
 
 
 class SystemTest:
-    def __init__(self, vb):
+    def __init__(self, vb, binary, workdir):
         self.vb = vb
+        self.binary = binary
+        self.sounds_dir = os.path.join(workdir, "sounds")
         self.results = []
         self.size = (1280, 800)
 
@@ -204,6 +208,59 @@ class SystemTest:
         check(changed > 0, "the screen did not change after the replayed tap")
         return f"{EVEMU_EVENTS} replayed through {node}; {changed} sampled pixels changed"
 
+    def beat_a_zombie(self):
+        """Beat Zombies on the real screen: find a walking zombie in two screendumps, tap it
+        through the tablet, and see the score change on screen and the hit sound (the
+        built-in zombieHit, exported by `boardwalk sound-export`) in the recorded wav."""
+        rc = subprocess.run([self.binary, "sound-export", self.sounds_dir, "zombieHit"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        check(rc.returncode == 0, f"boardwalk sound-export failed: {rc.stderr.strip()}")
+        hit_wav = os.path.join(self.sounds_dir, "zombieHit.wav")
+        self.vb.key("esc")  # home, from whatever the last step opened
+        time.sleep(3.0)
+        w, h = self.size
+        self.vb.tap(int(w * 0.1375), int(h * 0.55), w, h)  # the first tile: Beat Zombies
+        time.sleep(12.0)  # zombies walk on from beyond the right edge
+        lawn = (int(w * 0.14), int(h * 0.14), w, h)
+        score = (int(w * 0.09), 0, int(w * 0.45), int(h * 0.12))
+        attempts = []
+        for attempt in range(1, 6):
+            a = self.shot(f"09-zombies-{attempt}a")
+            time.sleep(0.4)
+            b = self.shot(f"09-zombies-{attempt}b")
+            # A zombie: something moving on the lawn, fully on screen, not wider than two.
+            boxes = [bx for bx in a.moving(b, lawn) if bx[2] < w * 0.92 and bx[2] - bx[0] < w * 0.2
+                     and (bx[2] - bx[0]) * (bx[3] - bx[1]) >= 48 * 48]
+            if not boxes:
+                attempts.append(f"{attempt}: nothing walking on the lawn")
+                time.sleep(2.0)
+                continue
+            x0, y0, x1, y1 = boxes[0]
+            # They walk left (~30 px/s here): aim a little ahead of the centre.
+            x, y = (x0 + x1) // 2 - 10, (y0 + y1) // 2
+            wav_at_tap = vboard.wav_data_bytes(self.vb.wav_path)
+            self.vb.tap(x, y, w, h)
+            time.sleep(2.5)
+            after = self.shot(f"10-after-zombie-tap-{attempt}")
+            changed = b.region_differs(after, score)
+            # The sound: from 0.5 s before the tap (host and guest clocks are loose) to now,
+            # against the 2.5 s before that, when only the music played.
+            bytes_per_second = 44100 * 4
+            rate, heard = vboard.wav_channels(self.vb.wav_path, wav_at_tap - bytes_per_second // 2)
+            _, before = vboard.wav_channels(self.vb.wav_path, wav_at_tap - 3 * bytes_per_second,
+                                            wav_at_tap - bytes_per_second // 2)
+            found, offset = vboard.find_sound(heard, rate, hit_wav)
+            baseline, _ = vboard.find_sound(before, rate, hit_wav)
+            level = float(abs(heard).max()) if len(heard) else 0.0
+            attempts.append(f"{attempt}: tap at {x},{y} on a zombie at {boxes[0]}: {changed} score pixels changed; "
+                            f"zombieHit correlation {found:.2f} at {offset - 0.5:+.2f} s from the tap "
+                            f"(music only before: {baseline:.2f}; peak {level:.2f})")
+            if changed > 0:
+                check(found >= 0.3 and found >= 2 * baseline,
+                      "the score changed but the hit sound is not in the wav: " + attempts[-1])
+                return attempts[-1] + (f" (after {attempt - 1} miss(es))" if attempt > 1 else "")
+        raise Failed("no tap raised the score: " + "; ".join(attempts))
+
     def root_readonly(self):
         rc, out = self.sh("awk '$2==\"/\"{print $4}' /proc/mounts | tail -1; "
                           "awk '$2==\"/var/lib/boardwalk\"{print $3, $4}' /proc/mounts")
@@ -229,28 +286,59 @@ class SystemTest:
                 return u
             time.sleep(1.0)
 
+    def wait_journal(self, pattern, timeout):
+        """Waits for a line of the kiosk's journal (this boot) matching a grep pattern."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            rc, out = self.sh(f"journalctl -b -u boardwalk.service --no-pager -o cat | grep -m1 -e '{pattern}'")
+            if rc == 0 and out.strip():
+                return out.strip()
+            time.sleep(5.0)
+        return None
+
+    def cpu_ticks(self, pid):
+        """CPU ticks (user + system) of each thread of a process: {(tid, name): ticks}, and
+        the guest's uptime when they were read."""
+        rc, out = self.sh(f"cd /proc/{pid}/task && for t in *; do echo \"$t|$(cat $t/comm)|$(cut -d')' -f2- $t/stat)\"; "
+                          "done; cut -d' ' -f1 /proc/uptime")
+        lines = out.strip().split("\n")
+        ticks = {}
+        for line in lines[:-1]:
+            tid, name, rest = line.split("|", 2)
+            fields = rest.split()  # from the state on: utime and stime are the 12th and 13th
+            ticks[(tid, name)] = int(fields[11]) + int(fields[12])
+        return ticks, float(lines[-1])
+
     def idle_cpu(self):
-        """CPU of the idle menu, from /proc: the main thread (the run loop) and the whole
-        process (which also mixes the menu music on its audio thread). The issue's figure
-        (< 1% of a core) is for a real board; under TCG emulation every instruction costs
-        10-30x more, so the check here allows 5% for the loop and reports both."""
+        """CPU of the idle menu, from /proc, per thread and for the whole process. Measured
+        once the start-up work is over: the tunes are synthesized on a low-priority thread
+        after the first frame (a minute or more under emulation), and the menu is shown
+        afresh (a touch) so that its 60 s turn to the attract mode is well ahead."""
+        ready = self.wait_journal("tunes ready", 300)
+        check(ready, "the tunes were never ready (no 'tunes ready' in the journal after 300 s)")
+        w, h = self.size
+        self.vb.tap(int(w * 0.5), int(h * 0.95), w, h)  # below the tiles: wakes the attract mode, else nothing
+        time.sleep(4.0)
         pid = self.unit("MainPID")["MainPID"]
-        cmd = (f"cat /proc/{pid}/task/{pid}/stat | cut -d' ' -f14-15; cat /proc/{pid}/stat | cut -d' ' -f14-15; "
-               "cut -d' ' -f1 /proc/uptime; getconf CLK_TCK")
-        rc, a = self.sh(cmd)
-        # Well before the menu's 60 s turn to the attract mode.
-        time.sleep(15)
-        rc, b = self.sh(cmd)
-        def parse(text):
-            lines = text.split("\n")
-            return (sum(map(int, lines[0].split())), sum(map(int, lines[1].split())), float(lines[2]), int(lines[3]))
-        (m0, p0, t0, hz), (m1, p1, t1, _) = parse(a), parse(b)
+        rc, hz = self.sh("getconf CLK_TCK")
+        hz = int(hz.strip())
+        a, t0 = self.cpu_ticks(pid)
+        time.sleep(20)
+        b, t1 = self.cpu_ticks(pid)
         wall = t1 - t0
-        main_pct = 100.0 * (m1 - m0) / hz / wall
-        proc_pct = 100.0 * (p1 - p0) / hz / wall
-        check(main_pct < 5.0, f"the idle menu's loop used {main_pct:.1f}% of a core (emulated)")
-        return (f"idle menu over {wall:.0f} s: run loop {main_pct:.2f}% of a core, whole process "
-                f"{proc_pct:.2f}% (music mixing included), under TCG emulation")
+        use = {key: 100.0 * (b[key] - a.get(key, 0)) / hz / wall for key in b}
+        main = sum(pct for (tid, _), pct in use.items() if tid == pid)
+        total = sum(use.values())
+        threads = ", ".join(f"{name}{' (main)' if tid == pid else ''} {pct:.2f}%"
+                            for (tid, name), pct in sorted(use.items(), key=lambda kv: -kv[1]))
+        # The issue's figure (< 1% of a core) is for a board: boardwalk-bench's idle_menu_music
+        # row measures the sound natively (docs/PERFORMANCE.md). Under TCG every float
+        # instruction of the mixer is emulated (~10% of a core here), so this check is
+        # for what emulation cannot excuse: a loop that spins, a thread that never rests.
+        check(main < 5.0, f"the idle menu's loop used {main:.1f}% of a core (emulated; {threads})")
+        check(total < 25.0, f"the idle menu's process used {total:.1f}% of a core (emulated; {threads})")
+        return (f"idle menu over {wall:.0f} s, after '{ready}': whole process {total:.2f}% of a core "
+                f"(threads: {threads}), under TCG emulation")
 
     def segv(self):
         u = self.wait_active()
@@ -297,6 +385,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--binary", default=os.environ.get("BOARDWALK_BIN", os.path.join(vboard.REPO, ".build/release/boardwalk")))
     ap.add_argument("--workdir", default=os.path.join(vboard.REPO, "out", "system-test"))
+    ap.add_argument("--only", help="comma-separated steps to run after the boot (method names: "
+                    "screen,idle_cpu,beat_a_zombie,...); for working on one check")
     args = ap.parse_args()
 
     os.makedirs(args.workdir, exist_ok=True)
@@ -316,23 +406,30 @@ def main():
     # A killed test (CI timeout, Ctrl-C) must not leave QEMU running.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     vb.start()
-    t = SystemTest(vb)
+    t = SystemTest(vb, os.path.abspath(args.binary), args.workdir)
     try:
+        steps = [
+            ("screen: the kiosk, not a console", t.screen),
+            ("runs as user boardwalk", t.user),
+            ("hardening: exposure <= 2.0", t.hardening),
+            ("read-only root, writable state", t.root_readonly),
+            ("idle menu: CPU per thread, once started", t.idle_cpu),
+            ("tap through the virtio tablet; sound in the wav", t.tap_and_sound),
+            ("replayed touchscreen recording (evemu)", t.evemu),
+            ("Beat Zombies: a tap on a zombie raises the score; the hit sound in the wav", t.beat_a_zombie),
+            (f"kill -SEGV: back within {RESTART_LIMIT:g} s", t.segv),
+            ("SIGSTOP: the watchdog restarts it", t.watchdog),
+            ("systemctl stop: the text console comes back", t.stop),
+        ]
         if t.run("boot: READY after the first frame", t.boot):
-            t.run("screen: the kiosk, not a console", t.screen)
-            t.run("runs as user boardwalk", t.user)
-            t.run("hardening: exposure <= 2.0", t.hardening)
-            t.run("read-only root, writable state", t.root_readonly)
-            t.run("idle menu: CPU of the run loop", t.idle_cpu)
-            t.run("tap through the virtio tablet; sound in the wav", t.tap_and_sound)
-            if testdata:
-                t.run("replayed touchscreen recording (evemu)", t.evemu)
-            else:
-                t.results.append(False)
-                print("FAIL replayed touchscreen recording (evemu): no shared/testdata/evemu beside the repo")
-            t.run(f"kill -SEGV: back within {RESTART_LIMIT:g} s", t.segv)
-            t.run("SIGSTOP: the watchdog restarts it", t.watchdog)
-            t.run("systemctl stop: the text console comes back", t.stop)
+            for name, fn in steps:
+                if args.only and fn.__name__ not in args.only.split(","):
+                    continue
+                if fn == t.evemu and not testdata:
+                    t.results.append(False)
+                    print(f"FAIL {name}: no shared/testdata/evemu beside the repo")
+                    continue
+                t.run(name, fn)
     finally:
         try:
             rc, journal = vb.sh("journalctl -b --no-pager -o short-monotonic", timeout=60)

@@ -10,7 +10,7 @@ real touchscreen recordings. The host talks to it over three channels:
 
 Used by test_system.py, and by scripts/run.sh to boot the kiosk in a window:
     vboard.py run BINARY [--vnc]
-Python 3 standard library only.
+Python 3 standard library, and numpy for the sound analysis (wav_channels, find_sound).
 """
 import argparse
 import base64
@@ -85,6 +85,49 @@ class Image:
                 grey += 1
         return {"black": black / max(n, 1), "grey": grey / max(n, 1), "colours": len(colours)}
 
+    def array(self):
+        """The pixels as a numpy array, height x width x 3 (int16, for differences)."""
+        import numpy as np
+        return np.frombuffer(self.rgb, dtype=np.uint8).reshape(self.height, self.width, 3).astype(np.int16)
+
+    def moving(self, later, region, cell=16, threshold=48):
+        """What moved between this screendump and a later one inside region (x0, y0, x1, y1):
+        boxes (x0, y0, x1, y1) of 8-connected groups of cells with changed pixels, largest first."""
+        import numpy as np
+        x0, y0, x1, y1 = region
+        changed = np.abs(later.array() - self.array()).sum(axis=2) > threshold
+        area = changed[y0:y1, x0:x1]
+        rows, cols = area.shape[0] // cell, area.shape[1] // cell
+        counts = area[:rows * cell, :cols * cell].reshape(rows, cell, cols, cell).sum(axis=(1, 3))
+        busy = counts > cell * cell // 20
+        seen = np.zeros_like(busy)
+        boxes = []
+        for r in range(rows):
+            for c in range(cols):
+                if not busy[r, c] or seen[r, c]:
+                    continue
+                seen[r, c] = True
+                todo, cells = [(r, c)], []
+                while todo:
+                    cr, cc = todo.pop()
+                    cells.append((cr, cc))
+                    for nr in range(cr - 1, cr + 2):
+                        for nc in range(cc - 1, cc + 2):
+                            if 0 <= nr < rows and 0 <= nc < cols and busy[nr, nc] and not seen[nr, nc]:
+                                seen[nr, nc] = True
+                                todo.append((nr, nc))
+                rs, cs = [p[0] for p in cells], [p[1] for p in cells]
+                boxes.append((x0 + min(cs) * cell, y0 + min(rs) * cell, x0 + (max(cs) + 1) * cell,
+                              y0 + (max(rs) + 1) * cell))
+        return sorted(boxes, key=lambda b: (b[2] - b[0]) * (b[3] - b[1]), reverse=True)
+
+    def region_differs(self, other, region, threshold=48):
+        """How many pixels differ noticeably inside region (x0, y0, x1, y1)."""
+        import numpy as np
+        x0, y0, x1, y1 = region
+        d = np.abs(other.array()[y0:y1, x0:x1] - self.array()[y0:y1, x0:x1]).sum(axis=2)
+        return int((d > threshold).sum())
+
     def differs(self, other, threshold=32):
         """How many pixels (sampled) differ noticeably from another screendump."""
         if (self.width, self.height) != (other.width, other.height):
@@ -127,6 +170,67 @@ def wav_peak(path, start_byte=0):
         return 0.0, 0
     samples = struct.unpack(f"<{len(body) // 2}h", body)
     return max(abs(s) for s in samples) / 32768.0, len(body)
+
+
+def wav_channels(path, start_byte=0, end_byte=None):
+    """(rate, samples) of a 16-bit PCM wav's data from start_byte (aligned down to a
+    frame) to end_byte: a numpy float array in -1..1, one column per channel."""
+    import numpy as np
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:4] != b"RIFF" or data[8:12] != b"WAVE":
+        raise ValueError(f"{path}: not a wav file")
+    pos, fmt, body = 12, None, None
+    while pos + 8 <= len(data):
+        cid, size = data[pos:pos + 4], struct.unpack_from("<I", data, pos + 4)[0]
+        if cid == b"fmt ":
+            fmt = struct.unpack_from("<HHIIHH", data, pos + 8)
+        if cid == b"data":
+            body = data[pos + 8:]  # QEMU fills in the size only when it exits
+            break
+        pos += 8 + size
+    if fmt is None or body is None or fmt[5] != 16:
+        raise ValueError(f"{path}: no 16-bit PCM data")
+    channels, rate = fmt[1], fmt[2]
+    frame = 2 * channels
+    start = max(0, start_byte) // frame * frame
+    end = len(body) if end_byte is None else min(len(body), end_byte)
+    end = start + max(0, end - start) // frame * frame
+    pcm = np.frombuffer(body[start:end], dtype="<i2").astype(np.float64) / 32768.0
+    return rate, pcm.reshape(-1, channels)
+
+
+def find_sound(recording, rate, clip_path, highpass=250.0):
+    """Where a clip (a wav file) sounds in a recording (wav_channels' array), by normalized
+    cross-correlation on each channel: (best correlation 0..1, its offset in seconds).
+    Gain, pan and other sounds mixed in only lower the figure. Both are high-passed first,
+    so the music's kick drum does not pass for an effect's thump. The clip is resampled to
+    the recording's rate (QEMU records at 44.1 kHz what the guest plays at 48 kHz)."""
+    import numpy as np
+    clip_rate, clip = wav_channels(clip_path)
+    clip = clip.mean(axis=1)
+    if clip_rate != rate:
+        t = np.arange(int(len(clip) * rate / clip_rate)) * (clip_rate / rate)
+        clip = np.interp(t, np.arange(len(clip)), clip)
+    n, m = len(recording), len(clip)
+    if n < m or not np.any(clip):
+        return 0.0, 0.0
+    size = 1 << int(np.ceil(np.log2(n + m)))
+    keep = np.fft.rfftfreq(size, 1.0 / rate) >= highpass
+    c = np.fft.irfft(np.fft.rfft(clip, size) * keep, size)[:m]
+    spectrum_c = np.conj(np.fft.rfft(c, size))
+    best, at = 0.0, 0
+    for channel in recording.T:
+        x = np.fft.irfft(np.fft.rfft(channel, size) * keep, size)[:n]
+        dots = np.fft.irfft(np.fft.rfft(x, size) * spectrum_c, size)[:n - m + 1]
+        energy = np.concatenate(([0.0], np.cumsum(x ** 2)))
+        window = np.sqrt(np.maximum(energy[m:] - energy[:-m], 1e-12))
+        ncc = dots / (window * np.sqrt(np.sum(c ** 2)))
+        ncc[window < 1e-4 * np.sqrt(m)] = 0.0  # near-silence correlates with anything
+        i = int(np.argmax(ncc))
+        if ncc[i] > best:
+            best, at = float(ncc[i]), i
+    return best, at / rate
 
 
 def wav_data_bytes(path):
