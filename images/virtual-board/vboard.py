@@ -90,36 +90,19 @@ class Image:
         import numpy as np
         return np.frombuffer(self.rgb, dtype=np.uint8).reshape(self.height, self.width, 3).astype(np.int16)
 
-    def moving(self, later, region, cell=16, threshold=48):
-        """What moved between this screendump and a later one inside region (x0, y0, x1, y1):
-        boxes (x0, y0, x1, y1) of 8-connected groups of cells with changed pixels, largest first."""
+    def busiest_motion(self, later, region, box=96, threshold=48):
+        """Where most moved between this screendump and a later one: the centre (x, y) of
+        the box x box square inside region (x0, y0, x1, y1) holding the most changed
+        pixels, and that count. Walkers that overlap still leave one densest body."""
         import numpy as np
         x0, y0, x1, y1 = region
-        changed = np.abs(later.array() - self.array()).sum(axis=2) > threshold
-        area = changed[y0:y1, x0:x1]
-        rows, cols = area.shape[0] // cell, area.shape[1] // cell
-        counts = area[:rows * cell, :cols * cell].reshape(rows, cell, cols, cell).sum(axis=(1, 3))
-        busy = counts > cell * cell // 20
-        seen = np.zeros_like(busy)
-        boxes = []
-        for r in range(rows):
-            for c in range(cols):
-                if not busy[r, c] or seen[r, c]:
-                    continue
-                seen[r, c] = True
-                todo, cells = [(r, c)], []
-                while todo:
-                    cr, cc = todo.pop()
-                    cells.append((cr, cc))
-                    for nr in range(cr - 1, cr + 2):
-                        for nc in range(cc - 1, cc + 2):
-                            if 0 <= nr < rows and 0 <= nc < cols and busy[nr, nc] and not seen[nr, nc]:
-                                seen[nr, nc] = True
-                                todo.append((nr, nc))
-                rs, cs = [p[0] for p in cells], [p[1] for p in cells]
-                boxes.append((x0 + min(cs) * cell, y0 + min(rs) * cell, x0 + (max(cs) + 1) * cell,
-                              y0 + (max(rs) + 1) * cell))
-        return sorted(boxes, key=lambda b: (b[2] - b[0]) * (b[3] - b[1]), reverse=True)
+        changed = (np.abs(later.array() - self.array()).sum(axis=2) > threshold)[y0:y1, x0:x1]
+        if changed.shape[0] < box or changed.shape[1] < box:
+            return None, 0
+        sums = np.pad(changed.astype(np.int32).cumsum(0).cumsum(1), ((1, 0), (1, 0)))
+        counts = sums[box:, box:] - sums[:-box, box:] - sums[box:, :-box] + sums[:-box, :-box]
+        r, c = np.unravel_index(int(np.argmax(counts)), counts.shape)
+        return (x0 + int(c) + box // 2, y0 + int(r) + box // 2), int(counts[r, c])
 
     def region_differs(self, other, region, threshold=48):
         """How many pixels differ noticeably inside region (x0, y0, x1, y1)."""
