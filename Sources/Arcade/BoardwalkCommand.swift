@@ -12,6 +12,7 @@ public enum Boardwalk {
     public static let usage = """
     usage: boardwalk [--config FILE] [--board NAME|FILE] [--state-dir DIR] [--data-dir DIR]
                      [--rotation 0|90|180|270] [--language en|zh] [--set section.key=value]...
+           boardwalk --offscreen [--size WxH] [options above]   (the live kiosk without a display)
            boardwalk --headless [--size WxH] [--script FILE] [--shots DIR] [options above]
            boardwalk --headless --soak HOURS [--speed X] [--frame-step SECONDS] [options above]
            boardwalk input-replay DEVICE.desc RECORDING.events [--size WxH] [--rotation R] [--calibration a,b,c,d,e,f]
@@ -35,6 +36,7 @@ public enum Boardwalk {
         }
         var options = CommandLineOptions.parse(arguments)
         var headless = false
+        var offscreen = false
         var script: String?
         var shots = "out/shots"
         var soakHours: Double?
@@ -45,6 +47,7 @@ public enum Boardwalk {
         while let a = rest.popFirst() {
             switch a {
             case "--headless": headless = true
+            case "--offscreen": offscreen = true
             case "--script": script = rest.popFirst()
             case "--shots": shots = rest.popFirst() ?? shots
             case "--soak": soakHours = rest.popFirst().flatMap { Double($0) } ?? -1
@@ -70,7 +73,10 @@ public enum Boardwalk {
         let store = StateStore(directory: config.settings.kiosk.stateDir)
         config.applyOperatorSettings(from: store, options: options)
         do {
-            let runner = try LiveRunner(config: config, options: options, store: store)
+            // Offscreen: the live loop, input, sound and signals, frames to memory at 60 Hz.
+            let size = offscreen ? (parseSize(config.settings.display.mode) ?? (1280, 800)) : nil
+            let runner = try LiveRunner(config: config, options: options, store: store,
+                                        offscreen: size.map { (width: $0.0, height: $0.1) })
             return runner.run()
         } catch {
             // One clear line for the journal; systemd restarts us.

@@ -11,13 +11,17 @@ import Glibc
 /// The kiosk on real hardware: one thread polls the DRM fd (page-flip events are the frame
 /// clock), every evdev fd and the inotify fd on /dev/input, a timerfd and a signalfd; the
 /// audio thread runs apart. Nothing to draw means no flip and no wake-up.
+/// `offscreen` puts the same loop on a PacedPresenter (memory, flips on a timer) for a
+/// machine without a display.
 public final class LiveRunner {
     private var config: Config
     private let options: CommandLineOptions
     private let loop = EventLoop()
     private let signals: SignalFD
     private let timer: TimerFD
-    private var presenter: DRMPresenter
+    private var presenter: any Presenter
+    /// The DRM presenter, when there is one: its connector is checked for hotplug.
+    private let drm: DRMPresenter?
     private let input: InputSystem
     /// Made after the first frame: synthesizing the effects takes a while on a slow
     /// board, and the menu should be on screen (and systemd told) first.
@@ -33,7 +37,8 @@ public final class LiveRunner {
     private var exitCode: Int32 = 0
     private var nextConnectorCheck = 0.0
 
-    public init(config: Config, options: CommandLineOptions, store: StateStore) throws {
+    public init(config: Config, options: CommandLineOptions, store: StateStore,
+                offscreen: (width: Int, height: Int)? = nil) throws {
         self.config = config
         self.options = options
         let settings = config.settings
@@ -43,9 +48,18 @@ public final class LiveRunner {
         notify = SystemdNotify.fromEnvironment()
 
         let rotation = Rotation(degrees: settings.display.rotation) ?? .deg0
-        presenter = try DRMPresenter(config: DisplayConfig(
-            cardPath: settings.display.card, connector: settings.display.connector, mode: settings.display.mode,
-            format: settings.display.format, rotation: rotation, ttyPath: settings.display.tty))
+        if let offscreen {
+            let logical = rotation.swapped(offscreen.width, offscreen.height)
+            presenter = try PacedPresenter(width: logical.width, height: logical.height, rotation: rotation)
+            drm = nil
+            Log.info("display: offscreen \(offscreen.width)x\(offscreen.height), rotation \(rotation), flips paced at 60 Hz")
+        } else {
+            let device = try DRMPresenter(config: DisplayConfig(
+                cardPath: settings.display.card, connector: settings.display.connector, mode: settings.display.mode,
+                format: settings.display.format, rotation: rotation, ttyPath: settings.display.tty))
+            presenter = device
+            drm = device
+        }
 
         let panel = rotation.swapped(presenter.width, presenter.height)
         input = InputSystem(config: InputConfig(
@@ -159,9 +173,9 @@ public final class LiveRunner {
             for event in input.handleDeadline(now: now) { kiosk.handle(event, now: now) }
             syncWatches()
         }
-        if now >= nextConnectorCheck {
+        if let drm, now >= nextConnectorCheck {
             nextConnectorCheck = now + DRMPresenter.connectorPollInterval
-            do { try presenter.checkConnector() } catch { Log.error("\(error)") }
+            do { try drm.checkConnector() } catch { Log.error("\(error)") }
         }
         kiosk.tick(now: now)
         drawIfNeeded()
@@ -214,7 +228,7 @@ public final class LiveRunner {
     /// Before each wait: arm the timer for the nearest deadline (idle, long press, state
     /// flush, hotplug retry, watchdog), or leave it off when nothing is due.
     private func beforeWait() {
-        var deadlines = [kiosk.nextDeadline, input.nextDeadline, nextConnectorCheck].compactMap { $0 }
+        var deadlines = [kiosk.nextDeadline, input.nextDeadline, drm == nil ? nil : nextConnectorCheck].compactMap { $0 }
         if let period = notify?.watchdogTimerPeriod { deadlines.append(monotonicSeconds() + period) }
         if let next = deadlines.min() {
             try? timer.arm(at: max(next, monotonicSeconds() + 0.001))
