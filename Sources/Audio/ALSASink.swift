@@ -254,8 +254,10 @@ public final class ALSASink: @unchecked Sendable {
             if let device = pcm {
                 if !playPeriod(device) { closeDevice() }
             } else {
-                // No device: run the mixer at real-time pace into nothing.
-                let frames = config.periodFrames
+                // No device: run the mixer at real-time pace into nothing (voices end and
+                // music moves on as if heard), in large chunks: nobody hears the latency,
+                // and a kiosk without a card should not wake 188 times a second for it.
+                let frames = max(config.periodFrames, 2048)
                 mixer.render(into: buffer, frames: min(frames, bufferCapacity / 2))
                 silentDeadline += Double(frames) / Double(AudioFormat.sampleRate)
                 // Far behind (the machine was suspended): restart the clock, don't catch up.
