@@ -24,10 +24,12 @@ unit-test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-# The system test boots the kiosk's image on the virtual board (QEMU, TCG) and checks it
+# The system test runs the live kiosk offscreen here (scripts/offscreen-check.py: idle CPU,
+# signals), then boots the kiosk's image on the virtual board (QEMU, TCG) and checks it
 # from outside (images/virtual-board/test_system.py). It needs root (the image build) and a
 # few minutes, so `make test` runs it on CI (CI=true) or with SYSTEM_TEST=1 (SYSTEM_TEST=0: never).
 system-test: build test-deps
+	python3 scripts/offscreen-check.py --binary $(BIN)
 	python3 images/virtual-board/test_system.py --binary $(BIN)
 	python3 scripts/display-board-check.py --binary $(BIN) --rotations 0,90
 
