@@ -12,7 +12,8 @@ public enum Boardwalk {
     usage: boardwalk [--config FILE] [--board NAME|FILE] [--state-dir DIR] [--data-dir DIR]
                      [--rotation 0|90|180|270] [--language en|zh] [--set section.key=value]...
            boardwalk --headless [--size WxH] [--script FILE] [--shots DIR] [options above]
-           boardwalk --headless --soak HOURS [--speed X] [--frame-step SECONDS] [options above]
+           boardwalk --headless --soak HOURS [--speed X] [--frame-step SECONDS]
+                     [--report-every SECONDS] [options above]
            boardwalk input-replay DEVICE.desc RECORDING.events [--size WxH] [--rotation R] [--calibration a,b,c,d,e,f]
            boardwalk input-monitor   (live input as JSON lines)
            boardwalk display-test [options]
@@ -37,6 +38,7 @@ public enum Boardwalk {
         var soakHours: Double?
         var speed = 0.0
         var frameStep = HeadlessRunner.panelFrameInterval
+        var reportEvery = 3600.0
         var rest = options.remaining[...]
         var unknown: [String] = []
         while let a = rest.popFirst() {
@@ -47,6 +49,7 @@ public enum Boardwalk {
             case "--soak": soakHours = rest.popFirst().flatMap { Double($0) } ?? -1
             case "--speed": speed = rest.popFirst().flatMap { Double($0) } ?? -1
             case "--frame-step": frameStep = rest.popFirst().flatMap { Double($0) } ?? -1
+            case "--report-every": reportEvery = rest.popFirst().flatMap { Double($0) } ?? -1
             default: unknown.append(a)
             }
         }
@@ -62,7 +65,7 @@ public enum Boardwalk {
 
         if headless {
             return runHeadless(config: config, script: script, shots: shots, soakHours: soakHours, speed: speed,
-                               frameStep: frameStep)
+                               frameStep: frameStep, reportEvery: reportEvery)
         }
         let store = StateStore(directory: config.settings.kiosk.stateDir)
         config.applyOperatorSettings(from: store, options: options)
@@ -100,7 +103,7 @@ public enum Boardwalk {
     }
 
     static func runHeadless(config: Config, script: String?, shots: String, soakHours: Double?, speed: Double,
-                            frameStep: Double = HeadlessRunner.panelFrameInterval) -> Int32 {
+                            frameStep: Double = HeadlessRunner.panelFrameInterval, reportEvery: Double = 3600) -> Int32 {
         var settings = config.settings
         let (width, height) = parseSize(settings.display.mode) ?? (1280, 800)
         // Headless runs keep their state apart unless told otherwise.
@@ -124,7 +127,9 @@ public enum Boardwalk {
             return 1
         }
         if let soakHours {
-            return Soak(runner: runner, hours: soakHours, speed: speed, frameStep: frameStep).run()
+            var soak = Soak(runner: runner, hours: soakHours, speed: speed, frameStep: frameStep)
+            soak.reportInterval = reportEvery
+            return soak.run()
         }
         let text: String
         if let script {

@@ -28,6 +28,8 @@ final class Glyph {
         self.top = top
         self.advance = advance
     }
+
+    var byteCount: Int { (mask?.byteCount ?? 0) + (color?.byteCount ?? 0) }
 }
 
 /// The fonts Boardwalk draws with and the cache of their glyphs. Each character is
@@ -57,6 +59,7 @@ public final class FontLibrary {
         let weight: FontWeight
     }
     private var cache: [GlyphKey: Glyph?] = [:]
+    private var cacheBytes = 0
     private var emojiCache: [GlyphKey: Surface?] = [:]
     private var emojiCacheBytes = 0
     /// Scaled emoji are big (a 160-pixel picture is 100 KB): the cache is bounded by bytes,
@@ -123,10 +126,28 @@ public final class FontLibrary {
     func glyph(_ scalar: Unicode.Scalar, pixelSize: Int, weight: FontWeight) -> Glyph? {
         let key = GlyphKey(scalar: scalar.value, pixelSize: pixelSize, weight: weight)
         if let cached = cache[key] { return cached }
-        if cache.count >= FontLibrary.cacheLimit { cache.removeAll(keepingCapacity: true) }
+        if cache.count >= FontLibrary.cacheLimit {
+            cache.removeAll(keepingCapacity: true)
+            cacheBytes = 0
+        }
         let made = render(scalar, pixelSize: pixelSize, weight: weight)
         cache[key] = made
+        cacheBytes += made?.byteCount ?? 0
         return made
+    }
+
+    /// What the caches hold now, for the soak's memory report. Glyph bytes count the
+    /// pixels the glyph cache keeps alive, emoji pictures included (those may be shared
+    /// with the emoji cache, or outlive it there).
+    public struct CacheStats: Sendable {
+        public var glyphs: Int
+        public var glyphBytes: Int
+        public var emoji: Int
+        public var emojiBytes: Int
+    }
+
+    public var cacheStats: CacheStats {
+        CacheStats(glyphs: cache.count, glyphBytes: cacheBytes, emoji: emojiCache.count, emojiBytes: emojiCacheBytes)
     }
 
     private func render(_ scalar: Unicode.Scalar, pixelSize: Int, weight: FontWeight) -> Glyph? {

@@ -1,4 +1,5 @@
 import CPixman
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -57,6 +58,8 @@ public final class Surface {
         self.image = pixman_image_create_bits(
             format.pixmanFormat, Int32(width), Int32(height),
             pixels.assumingMemoryBound(to: UInt32.self), Int32(stride))!
+        Surface.liveCount.add(1, ordering: .relaxed)
+        Surface.liveBytes.add(stride * height, ordering: .relaxed)
     }
 
     /// Wraps pixels someone else owns (a mapped scan-out buffer, a decoded image).
@@ -75,7 +78,22 @@ public final class Surface {
 
     deinit {
         pixman_image_unref(image)
-        if ownsPixels { pixels.deallocate() }
+        if ownsPixels {
+            pixels.deallocate()
+            Surface.liveCount.subtract(1, ordering: .relaxed)
+            Surface.liveBytes.subtract(stride * height, ordering: .relaxed)
+        }
+    }
+
+    // The soak's memory report: how many pixel buffers are alive and how big, so growth
+    // can be told apart from caches, scenes and the allocator. Atomic: tests draw from
+    // several threads; relaxed is enough for a census.
+    private static let liveCount = Atomic<Int>(0)
+    private static let liveBytes = Atomic<Int>(0)
+
+    /// Surfaces that own their pixels, alive now: how many and their pixel bytes.
+    public static var census: (count: Int, bytes: Int) {
+        (liveCount.load(ordering: .relaxed), liveBytes.load(ordering: .relaxed))
     }
 
     public var bounds: PixelRect { PixelRect(0, 0, width, height) }
