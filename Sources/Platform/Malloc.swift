@@ -21,3 +21,13 @@ public struct MallocStats: Sendable {
                            mmapped: Int(m.hblkhd), releasable: Int(m.keepcost))
     }
 }
+
+/// Gives the heap's free pages back to the kernel (malloc_trim: the top of the heap and
+/// every whole free page inside it). glibc keeps freed memory resident otherwise, so a
+/// heap that once held a big moment (a scene being built while the old one still lives)
+/// stays that big in RSS. Costs a walk of the free lists and a page fault per page
+/// reused later: meant for moments like a scene change, not for every frame.
+@discardableResult
+public func releaseFreeHeap() -> Bool {
+    malloc_trim(0) == 1
+}
