@@ -20,9 +20,6 @@ public enum Boardwalk {
     """
 
     public static func main(_ arguments: [String]) -> Int32 {
-        // A kiosk runs for weeks: big pixel buffers get their own mappings, so freeing one
-        // gives its memory back instead of leaving a hole in the heap (docs/PERFORMANCE.md, Soak).
-        keepLargeAllocationsOutOfTheHeap()
         if let first = arguments.first {
             switch first {
             case "input-replay": return inputReplayMain(Array(arguments.dropFirst()))

@@ -31,13 +31,3 @@ public struct MallocStats: Sendable {
 public func releaseFreeHeap() -> Bool {
     malloc_trim(0) == 1
 }
-
-/// Sends every allocation of `threshold` bytes or more to its own mmap, given back to the
-/// kernel when freed. glibc's default starts at 128 KB but rises to the largest mmap'd
-/// block freed so far (up to 32 MB), so after the first big buffer is freed, pictures and
-/// scratch buffers land in the heap, where a freed one stays resident between live
-/// blocks. Setting it also fixes the trim threshold at its 128 KB default. The soak at
-/// 800x480: heap 7.9 MB holding 3.2 MB in use before, 3 MB holding 2.4 MB with 64 KB.
-public func keepLargeAllocationsOutOfTheHeap(threshold: Int = 64 << 10) {
-    _ = mallopt(M_MMAP_THRESHOLD, Int32(clamping: threshold))
-}
