@@ -14,7 +14,8 @@ public enum Boardwalk {
                      [--rotation 0|90|180|270] [--language en|zh] [--set section.key=value]...
            boardwalk --offscreen [--size WxH] [options above]   (the live kiosk without a display)
            boardwalk --headless [--size WxH] [--script FILE] [--shots DIR] [options above]
-           boardwalk --headless --soak HOURS [--speed X] [--frame-step SECONDS] [options above]
+           boardwalk --headless --soak HOURS [--speed X] [--frame-step SECONDS]
+                     [--report-every SECONDS] [options above]
            boardwalk input-replay DEVICE.desc RECORDING.events [--size WxH] [--rotation R] [--calibration a,b,c,d,e,f]
            boardwalk input-monitor   (live input as JSON lines)
            boardwalk display-test [options]
@@ -42,6 +43,7 @@ public enum Boardwalk {
         var soakHours: Double?
         var speed = 0.0
         var frameStep = HeadlessRunner.panelFrameInterval
+        var reportEvery = 3600.0
         var rest = options.remaining[...]
         var unknown: [String] = []
         while let a = rest.popFirst() {
@@ -53,6 +55,7 @@ public enum Boardwalk {
             case "--soak": soakHours = rest.popFirst().flatMap { Double($0) } ?? -1
             case "--speed": speed = rest.popFirst().flatMap { Double($0) } ?? -1
             case "--frame-step": frameStep = rest.popFirst().flatMap { Double($0) } ?? -1
+            case "--report-every": reportEvery = rest.popFirst().flatMap { Double($0) } ?? -1
             default: unknown.append(a)
             }
         }
@@ -68,7 +71,7 @@ public enum Boardwalk {
 
         if headless {
             return runHeadless(config: config, script: script, shots: shots, soakHours: soakHours, speed: speed,
-                               frameStep: frameStep)
+                               frameStep: frameStep, reportEvery: reportEvery)
         }
         let store = StateStore(directory: config.settings.kiosk.stateDir)
         config.applyOperatorSettings(from: store, options: options)
@@ -109,7 +112,7 @@ public enum Boardwalk {
     }
 
     static func runHeadless(config: Config, script: String?, shots: String, soakHours: Double?, speed: Double,
-                            frameStep: Double = HeadlessRunner.panelFrameInterval) -> Int32 {
+                            frameStep: Double = HeadlessRunner.panelFrameInterval, reportEvery: Double = 3600) -> Int32 {
         var settings = config.settings
         let (width, height) = parseSize(settings.display.mode) ?? (1280, 800)
         // Headless runs keep their state apart unless told otherwise.
@@ -133,7 +136,9 @@ public enum Boardwalk {
             return 1
         }
         if let soakHours {
-            return Soak(runner: runner, hours: soakHours, speed: speed, frameStep: frameStep).run()
+            var soak = Soak(runner: runner, hours: soakHours, speed: speed, frameStep: frameStep)
+            soak.reportInterval = reportEvery
+            return soak.run()
         }
         let text: String
         if let script {

@@ -65,7 +65,7 @@ public final class Kiosk {
         menu.onOpen = { [weak self] id in self?.open(game: id) }
         UIEnvironment.playClick = { [weak sound] in sound?.play(.click, gain: 0.6, pan: 0) }
         refreshMenu()
-        screen.show(menu, now: now)
+        show(menu)
         sound.playMusic(.menu)
     }
 
@@ -76,6 +76,13 @@ public final class Kiosk {
         var best: [String: Int] = [:]
         for e in enabled { if let b = catalog.bestScore(e.id, storage, language: language) { best[e.id] = b } }
         menu.setBestScores(best)
+    }
+
+    /// Every scene change goes through here: the old scene's memory is free now, and
+    /// giving its pages back keeps RSS at what the kiosk uses rather than at its peak.
+    private func show(_ scene: Scene) {
+        screen.show(scene, now: now)
+        releaseFreeHeap()
     }
 
     private func nextSeed() -> UInt64 {
@@ -101,7 +108,7 @@ public final class Kiosk {
         mode = .game(id)
         idle.enter(.game, now: now)
         gestures.reset()
-        screen.show(scene, now: now)
+        show(scene)
         scene.resume()
     }
 
@@ -110,7 +117,7 @@ public final class Kiosk {
         mode = .menu
         idle.enter(.menu, now: now)
         refreshMenu()
-        screen.show(menu, now: now)
+        show(menu)
         sound.playMusic(.menu)
     }
 
@@ -139,7 +146,7 @@ public final class Kiosk {
         attractScene = scene
         attractStarted = now
         mode = .attract(id)
-        screen.show(scene, now: now)
+        show(scene)
         scene.resume()
         (scene.subviews.last as? AttractBanner)?.start(in: scene)
     }
@@ -170,14 +177,14 @@ public final class Kiosk {
             }
             scene.digitsEntered = self.pin.entered.count
         }
-        screen.show(scene, now: now)
+        show(scene)
     }
 
     private func showOperatorScene() {
         mode = .operatorMenu
         let scene = OperatorScene(controls: self)
         scene.onClose = { [weak self] in self?.goHome() }
-        screen.show(scene, now: now)
+        show(scene)
     }
 
     // MARK: - Input and time
@@ -308,7 +315,7 @@ extension Kiosk: OperatorControls {
             }
             self.showOperatorScene()
         }
-        screen.show(scene, now: now)
+        show(scene)
     }
     public func exitToConsole() { onExitToConsole?() }
     public var counters: [String] {

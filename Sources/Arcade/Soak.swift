@@ -1,4 +1,6 @@
+import Graphics
 import Platform
+import UI
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -50,6 +52,29 @@ public struct Soak {
         public var frameP99: Double
         public var frameMax: Double
         public var damagedFraction: Double
+        public var memory: MemoryCensus
+    }
+
+    /// Where the memory is at a report: the kernel's and glibc's view, the pixel buffers,
+    /// the font caches and the view trees, so RSS growth can be pinned on one of them.
+    public struct MemoryCensus: Sendable {
+        /// Resident anonymous memory (heap, mmap'd pixels) and file pages (code, fonts).
+        public var rssAnon: Int
+        public var rssFile: Int
+        public var malloc: MallocStats
+        public var surfaces: Int
+        public var surfaceBytes: Int
+        public var fonts: FontLibrary.CacheStats
+        public var views: Int
+        public var scenes: Int
+
+        public static func current() -> MemoryCensus {
+            let s = Surface.census
+            let rss = residentSplit()
+            return MemoryCensus(rssAnon: rss.anon, rssFile: rss.file, malloc: .current(),
+                                surfaces: s.count, surfaceBytes: s.bytes, fonts: UIEnvironment.fonts.cacheStats,
+                                views: View.liveCount, scenes: Scene.liveSceneCount)
+        }
     }
 
     public func run() -> Int32 {
@@ -108,6 +133,10 @@ private struct SoakState {
         }
         guard soak.frameStep >= HeadlessRunner.panelFrameInterval - 1e-9, soak.frameStep <= 0.25 else {
             Log.error("soak: the frame step must be from 1/60 to 0.25 s")
+            return 2
+        }
+        guard soak.reportInterval >= 1, soak.reportInterval.isFinite else {
+            Log.error("soak: the report interval must be 1 s or more")
             return 2
         }
         let games = kiosk.catalog.entries.map(\.id).filter { kiosk.settings.kiosk.enabledGames.contains($0) }
@@ -271,7 +300,8 @@ private struct SoakState {
         func at(_ q: Double) -> Double { samples.isEmpty ? 0 : samples[min(samples.count - 1, Int(Double(samples.count) * q))] }
         let r = Soak.Report(simulatedSeconds: runner.now - start, rss: rss, framesDrawn: framesThisInterval,
                             frameMedian: at(0.5), frameP99: at(0.99), frameMax: samples.last ?? 0,
-                            damagedFraction: framesThisInterval > 0 ? damagedSum / Double(framesThisInterval) : 0)
+                            damagedFraction: framesThisInterval > 0 ? damagedSum / Double(framesThisInterval) : 0,
+                            memory: .current())
         reports.append(r)
         var growth = ""
         if let baseline = baselineRSS {
@@ -291,6 +321,12 @@ private struct SoakState {
             + "p99 \(decimals(r.frameP99 * 1000, 3)) ms max \(decimals(r.frameMax * 1000, 2)) ms, "
             + "damaged \(decimals(r.damagedFraction * 100, 1))%, "
             + "opened \(opened.values.reduce(0, +)), touches \(touches), mode \(kiosk.mode), wall \(decimals(monotonicSeconds() - wallStart, 1)) s")
+        let m = r.memory
+        func mb(_ bytes: Int) -> String { decimals(Double(bytes) / 1_048_576, 2) }
+        soak.output("soak:   memory MB: anon \(mb(m.rssAnon)) file \(mb(m.rssFile)); malloc heap \(mb(m.malloc.arena)) = "
+            + "in use \(mb(m.malloc.inUse)) + free \(mb(m.malloc.free)) (top \(mb(m.malloc.releasable))), mmapped \(mb(m.malloc.mmapped)); "
+            + "surfaces \(m.surfaces) = \(mb(m.surfaceBytes)); glyphs \(m.fonts.glyphs) = \(mb(m.fonts.glyphBytes)), "
+            + "emoji \(m.fonts.emoji) = \(mb(m.fonts.emojiBytes)); views \(m.views), scenes \(m.scenes)")
         samples.removeAll(keepingCapacity: true)
         damagedSum = 0
         framesThisInterval = 0
@@ -339,6 +375,19 @@ private func decimals(_ value: Double, _ digits: Int) -> String {
     var frac = String(Int(scaled) - whole * Int(p))
     while frac.count < digits { frac = "0" + frac }
     return (value < 0 && scaled > 0 ? "-" : "") + String(whole) + (digits > 0 ? "." + frac : "")
+}
+
+/// Resident anonymous and file-backed bytes, from /proc/self/status (RssAnon, RssFile).
+func residentSplit() -> (anon: Int, file: Int) {
+    guard let text = try? Files.readText("/proc/self/status") else { return (0, 0) }
+    var anon = 0, file = 0
+    for line in text.split(separator: "\n") {
+        let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        guard fields.count >= 2, let kb = Int(fields[1]) else { continue }
+        if fields[0] == "RssAnon:" { anon = kb * 1024 }
+        if fields[0] == "RssFile:" { file = kb * 1024 }
+    }
+    return (anon, file)
 }
 
 /// Resident set size in bytes, from /proc/self/statm.

@@ -20,6 +20,8 @@ final class Glyph {
     let left: Int
     let top: Int
     let advance: Double
+    /// When the glyph cache last handed it out, for least-recently-used eviction.
+    var lastUse: UInt64 = 0
 
     init(mask: Surface?, color: Surface?, left: Int, top: Int, advance: Double) {
         self.mask = mask
@@ -28,6 +30,8 @@ final class Glyph {
         self.top = top
         self.advance = advance
     }
+
+    var byteCount: Int { (mask?.byteCount ?? 0) + (color?.byteCount ?? 0) }
 }
 
 /// The fonts Boardwalk draws with and the cache of their glyphs. Each character is
@@ -57,12 +61,29 @@ public final class FontLibrary {
         let weight: FontWeight
     }
     private var cache: [GlyphKey: Glyph?] = [:]
-    private var emojiCache: [GlyphKey: Surface?] = [:]
+    private var cacheBytes = 0
+    private var glyphUses: UInt64 = 0
+    private struct CachedPicture {
+        let image: Surface?
+        var lastUse: UInt64
+    }
+    private var emojiCache: [GlyphKey: CachedPicture] = [:]
     private var emojiCacheBytes = 0
-    /// Scaled emoji are big (a 160-pixel picture is 100 KB): the cache is bounded by bytes,
-    /// so a kiosk showing hundreds of pictures keeps flat memory.
-    public static let emojiCacheLimit = 8 << 20
+    private var emojiUses: UInt64 = 0
+    /// Scaled emoji are big (a 160-pixel picture is 100 KB) and the picture packs hold
+    /// hundreds: the cache keeps the most recently drawn ones up to this many bytes. A
+    /// scene's pictures take well under it even at 1920x1080 (Memory's 6x6 grid: 18 faces
+    /// at 96 px, 0.7 MB), and a picture drawn again after eviction costs one PNG decode.
+    /// The soak found the old bound (8 MB, emptied when full) growing RSS for hours as
+    /// the packs' pictures were first drawn.
+    public static let emojiCacheLimit = 2 << 20
+    static let emojiCacheEntries = 1024
+    /// Glyphs kept: the most recently drawn, up to this many and this many pixel bytes.
+    /// Every scene of the kiosk at 800x480 needs ~900 (0.35 MB of masks, the soak); when a
+    /// bound is reached the least recently used quarter goes, so memory stays flat instead
+    /// of the cache emptying and filling again.
     public static let cacheLimit = 4096
+    public static let cacheByteLimit = 2 << 20
 
     /// The fonts every Boardwalk needs; throws naming the first missing file.
     public init(regular: FontFile = regularFile, bold: FontFile = boldFile,
@@ -122,15 +143,50 @@ public final class FontLibrary {
 
     func glyph(_ scalar: Unicode.Scalar, pixelSize: Int, weight: FontWeight) -> Glyph? {
         let key = GlyphKey(scalar: scalar.value, pixelSize: pixelSize, weight: weight)
-        if let cached = cache[key] { return cached }
-        if cache.count >= FontLibrary.cacheLimit { cache.removeAll(keepingCapacity: true) }
+        glyphUses &+= 1
+        if let cached = cache[key] {
+            cached?.lastUse = glyphUses
+            return cached
+        }
         let made = render(scalar, pixelSize: pixelSize, weight: weight)
+        made?.lastUse = glyphUses
+        let bytes = made?.byteCount ?? 0
+        if cache.count >= FontLibrary.cacheLimit || cacheBytes + bytes > FontLibrary.cacheByteLimit {
+            evictGlyphs()
+        }
         cache[key] = made
+        cacheBytes += bytes
         return made
     }
 
+    /// Drops the least recently used glyphs (characters no font has first) until the
+    /// cache is at three quarters of its bounds: one sort per many misses.
+    private func evictGlyphs() {
+        let byAge = cache.sorted { ($0.value?.lastUse ?? 0) < ($1.value?.lastUse ?? 0) }
+        for (key, glyph) in byAge {
+            if cache.count <= FontLibrary.cacheLimit * 3 / 4 && cacheBytes <= FontLibrary.cacheByteLimit * 3 / 4 { break }
+            cache.removeValue(forKey: key)
+            cacheBytes -= glyph?.byteCount ?? 0
+        }
+    }
+
+    /// What the caches hold now, for the soak's memory report. Glyph bytes count the
+    /// pixels the glyph cache keeps alive, emoji inside text included.
+    public struct CacheStats: Sendable {
+        public var glyphs: Int
+        public var glyphBytes: Int
+        public var emoji: Int
+        public var emojiBytes: Int
+    }
+
+    public var cacheStats: CacheStats {
+        CacheStats(glyphs: cache.count, glyphBytes: cacheBytes, emoji: emojiCache.count, emojiBytes: emojiCacheBytes)
+    }
+
     private func render(_ scalar: Unicode.Scalar, pixelSize: Int, weight: FontWeight) -> Glyph? {
-        if FontLibrary.prefersEmoji(scalar), let image = emojiImage(scalar, pixelSize: Int(Double(pixelSize) * 1.15)) {
+        // Emoji inside text are drawn at their own size, so they are rendered exactly and
+        // kept by the glyph cache, apart from the pictures' cache.
+        if FontLibrary.prefersEmoji(scalar), let image = renderEmoji(scalar, pixelSize: max(1, Int(Double(pixelSize) * 1.15))) {
             return Glyph(mask: nil, color: image, left: Int(Double(pixelSize) * 0.05),
                          top: Int(Double(pixelSize) * 0.93), advance: Double(image.width) + Double(pixelSize) * 0.1)
         }
@@ -155,27 +211,52 @@ public final class FontLibrary {
             return Glyph(mask: mask, color: nil, left: Int(slot.pointee.bitmap_left),
                          top: Int(slot.pointee.bitmap_top), advance: advance)
         }
-        if let image = emojiImage(scalar, pixelSize: Int(Double(pixelSize) * 1.15)) {
+        if let image = renderEmoji(scalar, pixelSize: max(1, Int(Double(pixelSize) * 1.15))) {
             return Glyph(mask: nil, color: image, left: 0, top: Int(Double(pixelSize) * 0.93),
                          advance: Double(image.width) + Double(pixelSize) * 0.1)
         }
         return nil
     }
 
+    /// The sizes to ask `emojiImage` for when the picture is drawn scaled into a
+    /// rectangle anyway: up to 32 px every size (icons stay sharp, and small pictures cost
+    /// little), above that eight sizes an octave (36, 40, ... 64, 72, ... 128, 144, 160),
+    /// rounded up (under 1/8 larger). A zoom or a layout a pixel different then reuses a
+    /// picture instead of decoding and caching another.
+    public static func pictureSize(_ pixelSize: Int) -> Int {
+        let p = max(1, pixelSize)
+        guard p > 32 else { return p }
+        let highBit = Int.bitWidth - 1 - (p - 1).leadingZeroBitCount
+        let step = 1 << (highBit - 3)
+        return (p + step - 1) / step * step
+    }
+
     /// A colour emoji as a premultiplied image `pixelSize` pixels tall, or nil when the
-    /// emoji font has no such character. Cached per size.
+    /// emoji font has no such character. Cached, least recently used first out.
     public func emojiImage(_ scalar: Unicode.Scalar, pixelSize: Int) -> Surface? {
-        let key = GlyphKey(scalar: scalar.value, pixelSize: pixelSize, weight: .regular)
-        if let cached = emojiCache[key] { return cached }
-        let made = renderEmoji(scalar, pixelSize: max(1, pixelSize))
-        let bytes = made?.byteCount ?? 0
-        if emojiCacheBytes + bytes > FontLibrary.emojiCacheLimit || emojiCache.count >= 1024 {
-            emojiCache.removeAll(keepingCapacity: true)
-            emojiCacheBytes = 0
+        let key = GlyphKey(scalar: scalar.value, pixelSize: max(1, pixelSize), weight: .regular)
+        emojiUses &+= 1
+        if let cached = emojiCache[key] {
+            emojiCache[key]!.lastUse = emojiUses
+            return cached.image
         }
-        emojiCache[key] = made
+        let made = renderEmoji(scalar, pixelSize: key.pixelSize)
+        let bytes = made?.byteCount ?? 0
+        while !emojiCache.isEmpty && (emojiCacheBytes + bytes > FontLibrary.emojiCacheLimit
+                                      || emojiCache.count >= FontLibrary.emojiCacheEntries) {
+            // A scan on a miss: a few hundred entries at most, and misses are rare once warm.
+            let oldest = emojiCache.min { $0.value.lastUse < $1.value.lastUse }!
+            emojiCacheBytes -= oldest.value.image?.byteCount ?? 0
+            emojiCache.removeValue(forKey: oldest.key)
+        }
+        emojiCache[key] = CachedPicture(image: made, lastUse: emojiUses)
         emojiCacheBytes += bytes
         return made
+    }
+
+    /// True when the emoji font has a picture for the character (no rendering).
+    public func hasEmoji(_ scalar: Unicode.Scalar) -> Bool {
+        FT_Get_Char_Index(emoji, FT_ULong(scalar.value)) != 0
     }
 
     private func renderEmoji(_ scalar: Unicode.Scalar, pixelSize: Int) -> Surface? {

@@ -1,4 +1,5 @@
 import CPixman
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -42,6 +43,9 @@ public final class Surface {
     public let pixels: UnsafeMutableRawPointer
     let image: OpaquePointer
     private let ownsPixels: Bool
+    private let isMapped: Bool
+    /// Surfaces of this many bytes and more own an mmap of their own (a 128x128 picture).
+    static let mappedThreshold = 64 << 10
 
     /// Allocates a cleared surface.
     public init(width: Int, height: Int, format: PixelFormat) {
@@ -51,12 +55,27 @@ public final class Surface {
         self.format = format
         // Rows padded to 16 bytes so pixman's SIMD paths stay aligned.
         self.stride = (width * format.bytesPerPixel + 15) & ~15
-        self.pixels = UnsafeMutableRawPointer.allocate(byteCount: stride * height, alignment: 64)
-        self.pixels.initializeMemory(as: UInt8.self, repeating: 0, count: stride * height)
+        let bytes = stride * height
+        // Big buffers (pictures, frames) get their own mapping, given back to the kernel
+        // when the surface goes: in the heap, a freed picture leaves a hole that stays
+        // resident (the soak saw RSS held at the emoji cache's high-water mark). Pages of
+        // a fresh mapping read as zero.
+        if bytes >= Surface.mappedThreshold,
+           let mapped = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+           mapped != UnsafeMutableRawPointer(bitPattern: -1) {
+            self.pixels = mapped
+            self.isMapped = true
+        } else {
+            self.pixels = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
+            self.pixels.initializeMemory(as: UInt8.self, repeating: 0, count: bytes)
+            self.isMapped = false
+        }
         self.ownsPixels = true
         self.image = pixman_image_create_bits(
             format.pixmanFormat, Int32(width), Int32(height),
             pixels.assumingMemoryBound(to: UInt32.self), Int32(stride))!
+        Surface.liveCount.add(1, ordering: .relaxed)
+        Surface.liveBytes.add(stride * height, ordering: .relaxed)
     }
 
     /// Wraps pixels someone else owns (a mapped scan-out buffer, a decoded image).
@@ -68,6 +87,7 @@ public final class Surface {
         self.stride = stride
         self.pixels = pixels
         self.ownsPixels = false
+        self.isMapped = false
         self.image = pixman_image_create_bits(
             format.pixmanFormat, Int32(width), Int32(height),
             pixels.assumingMemoryBound(to: UInt32.self), Int32(stride))!
@@ -75,7 +95,22 @@ public final class Surface {
 
     deinit {
         pixman_image_unref(image)
-        if ownsPixels { pixels.deallocate() }
+        if ownsPixels {
+            if isMapped { munmap(pixels, stride * height) } else { pixels.deallocate() }
+            Surface.liveCount.subtract(1, ordering: .relaxed)
+            Surface.liveBytes.subtract(stride * height, ordering: .relaxed)
+        }
+    }
+
+    // The soak's memory report: how many pixel buffers are alive and how big, so growth
+    // can be told apart from caches, scenes and the allocator. Atomic: tests draw from
+    // several threads; relaxed is enough for a census.
+    private static let liveCount = Atomic<Int>(0)
+    private static let liveBytes = Atomic<Int>(0)
+
+    /// Surfaces that own their pixels, alive now: how many and their pixel bytes.
+    public static var census: (count: Int, bytes: Int) {
+        (liveCount.load(ordering: .relaxed), liveBytes.load(ordering: .relaxed))
     }
 
     public var bounds: PixelRect { PixelRect(0, 0, width, height) }

@@ -161,7 +161,8 @@ extension Canvas {
         guard let scalar = emoji.unicodeScalars.first else { return }
         let side = min(rect.width, rect.height)
         let px = max(1, Int((side * scale).rounded()))
-        guard let image = fonts.emojiImage(scalar, pixelSize: min(px, 160)) else { return }
+        // Scaled into the rectangle below, so one of a few sizes will do.
+        guard let image = fonts.emojiImage(scalar, pixelSize: FontLibrary.pictureSize(min(px, 160))) else { return }
         let aspect = Double(image.width) / Double(image.height)
         let h = side, w = side * aspect
         let fitted = w > rect.width

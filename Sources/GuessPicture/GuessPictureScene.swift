@@ -54,7 +54,9 @@ public final class GuessPictureScene: Scene, GameScene {
         let fonts = UIEnvironment.fonts
         let loaded = QuestionPack.loadAll(directory: dataDirectory + "/packs") { picture in
             guard let scalar = picture.unicodeScalars.first else { return false }
-            return fonts.emojiImage(scalar, pixelSize: 24) != nil
+            // Asked of the font, not rendered: rendering every pack picture would fill the
+            // picture cache with pictures no one sees yet, each time a scene is made.
+            return fonts.hasEmoji(scalar)
         }
         for error in loaded.errors { Log.warning("guess picture: skipped \(error)") }
         packErrors = loaded.errors

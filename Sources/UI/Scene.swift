@@ -1,5 +1,6 @@
 import Graphics
 import Input
+import Synchronization
 
 /// A whole screen: the root of a view tree plus its animations, input routing and focus.
 /// Games subclass it; the kiosk shows one scene at a time through a `Screen`.
@@ -15,7 +16,14 @@ open class Scene: View {
 
     public init() {
         super.init(frame: .zero)
+        Scene.liveScenes.add(1, ordering: .relaxed)
     }
+
+    deinit { Scene.liveScenes.subtract(1, ordering: .relaxed) }
+
+    /// Scenes alive now, for the soak's memory report.
+    private static let liveScenes = Atomic<Int>(0)
+    public static var liveSceneCount: Int { liveScenes.load(ordering: .relaxed) }
 
     public var size: Size { frame.size }
 

@@ -1,5 +1,6 @@
 import Graphics
 import Input
+import Synchronization
 
 /// Where a view's local points land on screen: screen = local * scale + offset (points).
 public struct ViewTransform: Sendable, Equatable {
@@ -54,7 +55,15 @@ open class View {
 
     public init(frame: Rect = .zero) {
         self.frame = frame
+        View.live.add(1, ordering: .relaxed)
     }
+
+    deinit { View.live.subtract(1, ordering: .relaxed) }
+
+    // The soak's memory report: views (scenes included) alive now. A count that keeps
+    // rising is a view tree kept alive by something (a closure, a cache).
+    private static let live = Atomic<Int>(0)
+    public static var liveCount: Int { live.load(ordering: .relaxed) }
 
     public var bounds: Rect { Rect(0, 0, frame.width, frame.height) }
 

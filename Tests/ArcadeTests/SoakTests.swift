@@ -1,5 +1,6 @@
 import XCTest
 @testable import Arcade
+import Graphics
 
 /// A short soak: the same machinery as `boardwalk --headless --soak 24`, over minutes of
 /// simulated time with a report every 30 simulated seconds, so `make test` covers it cheaply.
@@ -43,6 +44,16 @@ final class SoakTests: XCTestCase {
         XCTAssertGreaterThan(result.frames, 0)
         XCTAssertTrue(lines.last?.hasPrefix("soak: passed") ?? false, lines.joined(separator: "\n"))
         XCTAssertEqual(lines.filter { $0.contains(" rss ") }.count, 6)
+        // Every report says where the memory is, one line under the RSS line.
+        XCTAssertEqual(lines.filter { $0.hasPrefix("soak:   memory MB: anon ") }.count, 6)
+        let memory = try XCTUnwrap(result.reports.last?.memory)
+        XCTAssertGreaterThan(memory.rssAnon, 0)
+        XCTAssertGreaterThan(memory.malloc.inUse, 0)
+        XCTAssertGreaterThan(memory.surfaces, 0)
+        XCTAssertGreaterThan(memory.fonts.glyphs, 0)
+        XCTAssertLessThanOrEqual(memory.fonts.emojiBytes, FontLibrary.emojiCacheLimit)
+        // The menu, at most one paused scene per game and the attract mode's: no pile-up.
+        XCTAssertLessThanOrEqual(memory.scenes, 2 + result.gamesOpened.count, lines.joined(separator: "\n"))
     }
 
     func testSameSeedSameRun() throws {
@@ -62,6 +73,9 @@ final class SoakTests: XCTestCase {
         XCTAssertEqual(Soak(runner: runner, hours: 0, speed: 0).run(), 2)
         XCTAssertEqual(Soak(runner: runner, hours: 1, speed: -1).run(), 2)
         XCTAssertEqual(Soak(runner: runner, hours: .nan, speed: 0).run(), 2)
+        var everyInstant = Soak(runner: runner, hours: 1, speed: 0)
+        everyInstant.reportInterval = 0
+        XCTAssertEqual(everyInstant.run(), 2)
     }
 
     /// The attract mode makes a new scene for each game it shows; the one it replaces
