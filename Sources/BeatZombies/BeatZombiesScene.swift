@@ -406,11 +406,15 @@ public final class BeatZombiesScene: Scene, GameScene {
         canvas.fill(Rect(door.maxX, door.maxY - 4, bounds.maxX - door.maxX, 6), Color(hex: 0xC9B48A).withAlpha(0.7))
     }
 
+    /// The emoji as a picture to draw scaled into its box. Asked for at one of the font's
+    /// picture sizes (a few per octave), so every kind on every screen needs only a handful
+    /// of pictures and a new lawn size does not add more.
     private func sprite(_ emoji: String, pixelSize: Int) -> Surface? {
-        let key = "\(emoji)@\(pixelSize)"
+        let size = FontLibrary.pictureSize(pixelSize)
+        let key = "\(emoji)@\(size)"
         if let cached = sprites[key] { return cached }
         guard let scalar = emoji.unicodeScalars.first,
-            var image = UIEnvironment.fonts.emojiImage(scalar, pixelSize: pixelSize)
+            var image = UIEnvironment.fonts.emojiImage(scalar, pixelSize: size)
         else { return nil }
         if Self.facesRight.contains(emoji) { image = Self.mirrored(image) }
         if sprites.count > 32 { sprites.removeAll() }
