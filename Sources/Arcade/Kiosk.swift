@@ -233,8 +233,19 @@ public final class Kiosk {
     /// Advances and draws; the damage is what the presenter must copy out.
     public func renderFrame(now: Double) -> DamageRegion {
         tick(now: now)
-        return screen.renderFrame(now: now)
+        let damage = screen.renderFrame(now: now)
+        // A long game leaves holes in the heap too (a drawing's scratch blocks between
+        // longer-lived ones): while frames are drawn, hand free pages back now and then.
+        if now - lastHeapTrim >= Kiosk.heapTrimInterval {
+            lastHeapTrim = now
+            releaseFreeHeap()
+        }
+        return damage
     }
+
+    /// Seconds between heap trims while frames are drawn (one costs well under a frame).
+    static let heapTrimInterval = 30.0
+    private var lastHeapTrim = 0.0
 
     public var wantsFrame: Bool { screen.wantsFrame }
 
