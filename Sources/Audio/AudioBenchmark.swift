@@ -143,10 +143,6 @@ public enum AudioBenchmark {
         let board = MixerSoundBoard(mixer: mixer, library: library)
         board.playMusic(.menu)
         var seed: UInt32 = 12345
-        func pause(_ seconds: Double) {
-            var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
-            nanosleep(&request, nil)
-        }
         pause(0.1)
         while sink.latencies.pop() != nil {}  // the music's start is not a tap
         for _ in 0..<taps {
@@ -175,10 +171,6 @@ public enum AudioBenchmark {
         try sink.start()
         defer { sink.stop() }
         MixerSoundBoard(mixer: mixer, library: library).playMusic(.menu)
-        func pause(_ seconds: Double) {
-            var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
-            nanosleep(&request, nil)
-        }
         func processCPU() -> Double {
             var t = timespec()
             clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t)
@@ -188,5 +180,10 @@ public enum AudioBenchmark {
         let wall0 = monotonicSeconds(), cpu0 = processCPU()
         pause(seconds)
         return (processCPU() - cpu0) / (monotonicSeconds() - wall0) * 100
+    }
+
+    private static func pause(_ seconds: Double) {
+        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
+        nanosleep(&request, nil)
     }
 }

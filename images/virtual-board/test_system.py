@@ -243,11 +243,12 @@ class SystemTest:
             after = self.shot(f"10-after-zombie-tap-{attempt}")
             changed = b.region_differs(after, score)
             # The sound: from 0.5 s before the tap (host and guest clocks are loose) to now,
-            # against the 2.5 s before that, when only the music played.
-            bytes_per_second = 44100 * 4
-            rate, heard = vboard.wav_channels(self.vb.wav_path, wav_at_tap - bytes_per_second // 2)
-            _, before = vboard.wav_channels(self.vb.wav_path, wav_at_tap - 3 * bytes_per_second,
-                                            wav_at_tap - bytes_per_second // 2)
+            # against the 2.5 s before that, when only the music played. One read of the
+            # wav; QEMU writes it at 44.1 kHz, 16-bit stereo (4 bytes a frame).
+            start = max(0, wav_at_tap - 3 * 44100 * 4)
+            rate, recent = vboard.wav_channels(self.vb.wav_path, start)
+            split = max(0, (wav_at_tap - start) // 4 - rate // 2)
+            before, heard = recent[:split], recent[split:]
             found, offset = vboard.find_sound(heard, rate, hit_wav)
             baseline, _ = vboard.find_sound(before, rate, hit_wav)
             level = float(abs(heard).max()) if len(heard) else 0.0

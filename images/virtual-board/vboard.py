@@ -10,7 +10,7 @@ real touchscreen recordings. The host talks to it over three channels:
 
 Used by test_system.py, and by scripts/run.sh to boot the kiosk in a window:
     vboard.py run BINARY [--vnc]
-Python 3 standard library, and numpy for the sound analysis (wav_channels, find_sound).
+Python 3 standard library, and numpy for the sound analysis (wav_peak, wav_channels, find_sound).
 """
 import argparse
 import base64
@@ -130,29 +130,9 @@ def looks_like_console(stats):
 
 def wav_peak(path, start_byte=0):
     """Peak |sample| (0..1) of a 16-bit PCM wav from QEMU's wav audiodev, from start_byte
-    of the sample data on. QEMU fills in the header sizes only when it exits, so the data
-    runs to the end of the file."""
-    with open(path, "rb") as f:
-        data = f.read()
-    if data[:4] != b"RIFF" or data[8:12] != b"WAVE":
-        raise ValueError(f"{path}: not a wav file")
-    pos, bits, body = 12, 16, None
-    while pos + 8 <= len(data):
-        cid, size = data[pos:pos + 4], struct.unpack_from("<I", data, pos + 4)[0]
-        if cid == b"fmt ":
-            bits = struct.unpack_from("<H", data, pos + 8 + 14)[0]
-        if cid == b"data":
-            body = data[pos + 8:]
-            break
-        pos += 8 + size
-    if body is None or bits != 16:
-        raise ValueError(f"{path}: no 16-bit data chunk")
-    body = body[start_byte:]
-    body = body[:len(body) // 2 * 2]
-    if not body:
-        return 0.0, 0
-    samples = struct.unpack(f"<{len(body) // 2}h", body)
-    return max(abs(s) for s in samples) / 32768.0, len(body)
+    of the sample data on, and how many bytes of samples that was."""
+    _, samples = wav_channels(path, start_byte)
+    return (float(abs(samples).max()) if samples.size else 0.0), samples.size * 2
 
 
 def wav_channels(path, start_byte=0, end_byte=None):
