@@ -136,7 +136,7 @@ public enum BeatZombiesEvent: Equatable, Sendable {
     case lost
 }
 
-public struct BeatZombiesGame: Sendable {
+public struct BeatZombiesModel: Sendable {
     public enum Phase: Equatable, Sendable {
         case playing
         /// The zombies won: everything is frozen and taps are ignored until restart.
@@ -403,7 +403,7 @@ public struct ZombieAutoplayer: Sendable {
     }
 
     /// Lets `seconds` pass; returns the points to tap now (usually none, sometimes one).
-    public mutating func taps(after seconds: Double, in game: BeatZombiesGame) -> [LawnPoint] {
+    public mutating func taps(after seconds: Double, in game: BeatZombiesModel) -> [LawnPoint] {
         guard game.phase == .playing else { return [] }
         untilNextTap -= seconds
         guard untilNextTap <= 0 else { return [] }

@@ -11,7 +11,7 @@ import Glibc
 
 /// Beat Zombies on screen: a lawn with the house on the left, zombies drawn from colour
 /// emoji with a walk cycle (bob, sway, squash), the score and the house counter on top, and
-/// the "zombies won" panel. The rules live in `BeatZombiesGame`; this only feeds it taps and
+/// the "zombies won" panel. The rules live in `BeatZombiesModel`; this only feeds it taps and
 /// time and draws what it says.
 public final class BeatZombiesScene: Scene, GameScene {
     /// The picture of each zombie kind, by `ZombieKind.index`: the walker, a big wide one
@@ -29,7 +29,7 @@ public final class BeatZombiesScene: Scene, GameScene {
     let storage: GameStorage
     let language: Language
     let seed: UInt64
-    private(set) var game: BeatZombiesGame
+    private(set) var game: BeatZombiesModel
     private var autoplayer: ZombieAutoplayer
     private(set) var isPaused = false
     private(set) var best: Int
@@ -65,7 +65,7 @@ public final class BeatZombiesScene: Scene, GameScene {
         self.storage = storage
         self.language = language
         self.seed = seed
-        game = BeatZombiesGame(lawnWidth: 640, lawnHeight: 400, seed: seed)
+        game = BeatZombiesModel(lawnWidth: 640, lawnHeight: 400, seed: seed)
         autoplayer = ZombieAutoplayer(seed: seed &+ 1)
         best = storage.integer(Self.bestKey) ?? 0
         houseMeter = DrawingView { _, _ in }

@@ -54,7 +54,7 @@ public struct GuessPictureRules: Equatable, Sendable {
     public init() {}
 }
 
-public struct GuessPictureGame: Sendable {
+public struct GuessPictureModel: Sendable {
     public enum Judgement: Equatable, Sendable {
         /// Some slot is empty.
         case incomplete
@@ -257,7 +257,7 @@ public struct GuessPictureAutoplayer: Sendable {
     }
 
     /// Lets `seconds` pass; returns the action to take now, if any.
-    public mutating func action(after seconds: Double, in game: GuessPictureGame) -> Action? {
+    public mutating func action(after seconds: Double, in game: GuessPictureModel) -> Action? {
         guard game.phase == .playing, let question = game.question else { return nil }
         untilNext -= seconds
         guard untilNext <= 0 else { return nil }

@@ -10,7 +10,7 @@ import Glibc
 
 /// Guess Picture (超级猜图) on screen: the picture, its category, "n/total", the score, one
 /// slot per answer character, 21 option buttons in 7 columns, and hint / big picture / next.
-/// The rules live in `GuessPictureGame`; this view feeds it taps and time.
+/// The rules live in `GuessPictureModel`; this view feeds it taps and time.
 public final class GuessPictureScene: Scene, GameScene {
     public var isAutoplaying = false {
         didSet { if isAutoplaying != oldValue { autoplayer = GuessPictureAutoplayer(seed: seed &+ 7) } }
@@ -24,7 +24,7 @@ public final class GuessPictureScene: Scene, GameScene {
     let pack: QuestionPack?
     /// Why packs were skipped, for the log and the "no packs" screen.
     let packErrors: [PackError]
-    private(set) var game: GuessPictureGame
+    private(set) var game: GuessPictureModel
     private var autoplayer: GuessPictureAutoplayer
     private(set) var isPaused = false
     private(set) var best: Int
@@ -63,7 +63,7 @@ public final class GuessPictureScene: Scene, GameScene {
         pack = QuestionPack.pick(loaded.packs, language: language.rawValue)
         var rules = GuessPictureRules()
         rules.shufflesQuestions = true
-        game = GuessPictureGame(questions: pack?.questions ?? [], seed: seed, rules: rules)
+        game = GuessPictureModel(questions: pack?.questions ?? [], seed: seed, rules: rules)
         autoplayer = GuessPictureAutoplayer(seed: seed &+ 7)
         best = 0
         hintButton = Button("", icon: "💡", kind: .secondary)
@@ -430,7 +430,7 @@ final class PictureCard: View {
 /// One answer slot: empty, holding a character, or judged (blue right, red wrong).
 final class SlotView: View {
     var character: Character? { didSet { if character != oldValue { setNeedsDisplay() } } }
-    var judgement: GuessPictureGame.Judgement = .incomplete { didSet { if judgement != oldValue { setNeedsDisplay() } } }
+    var judgement: GuessPictureModel.Judgement = .incomplete { didSet { if judgement != oldValue { setNeedsDisplay() } } }
     var onTap: (() -> Void)?
 
     override init(frame: Rect = .zero) {

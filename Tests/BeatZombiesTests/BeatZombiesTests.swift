@@ -5,7 +5,7 @@ import XCTest
 final class BeatZombiesModelTests: XCTestCase {
     /// Waits until a walking zombie is fully on the lawn and taps its centre; returns the events.
     @discardableResult
-    private func beatOne(_ game: inout BeatZombiesGame, file: StaticString = #filePath, line: UInt = #line)
+    private func beatOne(_ game: inout BeatZombiesModel, file: StaticString = #filePath, line: UInt = #line)
         -> [BeatZombiesEvent]
     {
         for _ in 0..<20_000 {
@@ -24,7 +24,7 @@ final class BeatZombiesModelTests: XCTestCase {
         return []
     }
 
-    private func assertSpawnedRight(_ game: BeatZombiesGame, _ zombie: Zombie, file: StaticString = #filePath, line: UInt = #line) {
+    private func assertSpawnedRight(_ game: BeatZombiesModel, _ zombie: Zombie, file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertGreaterThanOrEqual(zombie.position.x, game.lawnWidth, "spawns beyond the right edge", file: file, line: line)
         XCTAssertLessThanOrEqual(zombie.position.x, game.lawnWidth * (1 + game.rules.spawnDepth), file: file, line: line)
         XCTAssertGreaterThanOrEqual(zombie.position.y, 0, "fully on the lawn (top)", file: file, line: line)
@@ -39,7 +39,7 @@ final class BeatZombiesModelTests: XCTestCase {
 
     func testFifteenZombiesSpawnBeyondTheRightEdgeFullyOnTheLawn() {
         for seed in UInt64(1)...50 {
-            let game = BeatZombiesGame(lawnWidth: 700, lawnHeight: 380, seed: seed)
+            let game = BeatZombiesModel(lawnWidth: 700, lawnHeight: 380, seed: seed)
             XCTAssertEqual(game.zombies.count, 15)
             XCTAssertEqual(Set(game.zombies.map(\.id)).count, 15)
             for zombie in game.zombies { assertSpawnedRight(game, zombie) }
@@ -47,7 +47,7 @@ final class BeatZombiesModelTests: XCTestCase {
     }
 
     func testRespawnsLandInBoundsToo() {
-        var game = BeatZombiesGame(lawnWidth: 500, lawnHeight: 300, seed: 7)
+        var game = BeatZombiesModel(lawnWidth: 500, lawnHeight: 300, seed: 7)
         var kindsSeen = Set<Int>()
         for _ in 0..<60 {
             let events = beatOne(&game)
@@ -64,13 +64,13 @@ final class BeatZombiesModelTests: XCTestCase {
     }
 
     func testAZombieTallerThanTheLawnSitsAtTheTop() {
-        let game = BeatZombiesGame(lawnWidth: 400, lawnHeight: 60, seed: 3)
+        let game = BeatZombiesModel(lawnWidth: 400, lawnHeight: 60, seed: 3)
         for zombie in game.zombies { XCTAssertEqual(zombie.position.y, 0) }
     }
 
     func testSpeedIsHalfAPointPerTickOnThePhoneLawnAndScalesWithWidth() {
         for width in [375.0, 750.0, 1500.0] {
-            var game = BeatZombiesGame(lawnWidth: width, lawnHeight: 400, seed: 11)
+            var game = BeatZombiesModel(lawnWidth: width, lawnHeight: 400, seed: 11)
             let before = game.zombies.map(\.position.x)
             game.advance(by: 0.05)
             let expected = 0.5 * width / 375
@@ -84,7 +84,7 @@ final class BeatZombiesModelTests: XCTestCase {
     }
 
     func testFixedStepsMakeTheOutcomeIndependentOfFrameTimes() {
-        var steady = BeatZombiesGame(lawnWidth: 640, lawnHeight: 360, seed: 42)
+        var steady = BeatZombiesModel(lawnWidth: 640, lawnHeight: 360, seed: 42)
         var jerky = steady
         var oneGulp = steady
         for _ in 0..<1200 { steady.advance(by: 0.05) }  // 60 s
@@ -108,15 +108,15 @@ final class BeatZombiesModelTests: XCTestCase {
     }
 
     func testTheSameSeedPlaysTheSameGame() {
-        let a = BeatZombiesGame(lawnWidth: 640, lawnHeight: 360, seed: 5)
-        let b = BeatZombiesGame(lawnWidth: 640, lawnHeight: 360, seed: 5)
-        let c = BeatZombiesGame(lawnWidth: 640, lawnHeight: 360, seed: 6)
+        let a = BeatZombiesModel(lawnWidth: 640, lawnHeight: 360, seed: 5)
+        let b = BeatZombiesModel(lawnWidth: 640, lawnHeight: 360, seed: 5)
+        let c = BeatZombiesModel(lawnWidth: 640, lawnHeight: 360, seed: 6)
         XCTAssertEqual(a.zombies, b.zombies)
         XCTAssertNotEqual(a.zombies, c.zombies)
     }
 
     func testATapScoresAndPlaysTheGrowThenShrinkAnimation() {
-        var game = BeatZombiesGame(lawnWidth: 600, lawnHeight: 400, seed: 1)
+        var game = BeatZombiesModel(lawnWidth: 600, lawnHeight: 400, seed: 1)
         let events = beatOne(&game)
         guard case .hit(let id, let score)? = events.first else { return XCTFail("no hit") }
         XCTAssertEqual(score, 1)
@@ -136,7 +136,7 @@ final class BeatZombiesModelTests: XCTestCase {
     func testAZombieBeingBeatenCannotScoreTwice() {
         var rules = BeatZombiesRules()
         rules.zombieCount = 1
-        var game = BeatZombiesGame(lawnWidth: 600, lawnHeight: 400, seed: 2, rules: rules)
+        var game = BeatZombiesModel(lawnWidth: 600, lawnHeight: 400, seed: 2, rules: rules)
         beatOne(&game)
         let rect = game.drawFrame(of: game.zombies[0])
         for _ in 0..<5 {
@@ -147,7 +147,7 @@ final class BeatZombiesModelTests: XCTestCase {
     }
 
     func testMissesAndTapsOffTheLawnDoNothing() {
-        var game = BeatZombiesGame(lawnWidth: 600, lawnHeight: 400, seed: 3)
+        var game = BeatZombiesModel(lawnWidth: 600, lawnHeight: 400, seed: 3)
         // At the start every zombie is beyond the right edge: nothing on the lawn to hit.
         XCTAssertEqual(game.tap(at: LawnPoint(x: 300, y: 200)), [])
         XCTAssertEqual(game.tap(at: LawnPoint(x: -5, y: 10)), [])
@@ -159,7 +159,7 @@ final class BeatZombiesModelTests: XCTestCase {
         var rules = BeatZombiesRules()
         rules.zombieCount = 1
         rules.zombieScale = 0.25  // 21x18 pt sprites
-        var game = BeatZombiesGame(lawnWidth: 600, lawnHeight: 400, seed: 4, rules: rules)
+        var game = BeatZombiesModel(lawnWidth: 600, lawnHeight: 400, seed: 4, rules: rules)
         while game.drawFrame(of: game.zombies[0]).x > 300 { game.advance(by: 0.05) }
         let zombie = game.zombies[0]
         let sprite = game.drawFrame(of: zombie)
@@ -172,13 +172,13 @@ final class BeatZombiesModelTests: XCTestCase {
         XCTAssertFalse(sprite.contains(beside))
         XCTAssertEqual(game.tap(at: beside).first, .hit(zombie: 0, score: 1))
         // A big zombie's box is just its sprite.
-        let big = BeatZombiesGame(lawnWidth: 600, lawnHeight: 400, seed: 4).zombies[0]
-        let plain = BeatZombiesGame(lawnWidth: 600, lawnHeight: 400, seed: 4)
+        let big = BeatZombiesModel(lawnWidth: 600, lawnHeight: 400, seed: 4).zombies[0]
+        let plain = BeatZombiesModel(lawnWidth: 600, lawnHeight: 400, seed: 4)
         XCTAssertEqual(plain.hitBox(of: big), plain.frame(of: big))
     }
 
     func testSeveralFingersBeatSeveralZombiesAtOnce() {
-        var game = BeatZombiesGame(lawnWidth: 900, lawnHeight: 500, seed: 8)
+        var game = BeatZombiesModel(lawnWidth: 900, lawnHeight: 500, seed: 8)
         var targets: [LawnPoint] = []
         for _ in 0..<10_000 {
             let visible = game.zombies.filter {
@@ -206,7 +206,7 @@ final class BeatZombiesModelTests: XCTestCase {
     }
 
     func testSpeedUpsAtTwentyFortyAndSixtyPoints() {
-        var game = BeatZombiesGame(lawnWidth: 375, lawnHeight: 500, seed: 12)
+        var game = BeatZombiesModel(lawnWidth: 375, lawnHeight: 500, seed: 12)
         var speedUpsAt: [Int: Int] = [:]
         while game.score < 65 {
             for event in beatOne(&game) {
@@ -233,7 +233,7 @@ final class BeatZombiesModelTests: XCTestCase {
     func testAZombieWalkingOffTheLeftEdgeEntersTheHouseAndRespawns() {
         var rules = BeatZombiesRules()
         rules.zombieCount = 1
-        var game = BeatZombiesGame(lawnWidth: 375, lawnHeight: 300, seed: 13, rules: rules)
+        var game = BeatZombiesModel(lawnWidth: 375, lawnHeight: 300, seed: 13, rules: rules)
         var events: [BeatZombiesEvent] = []
         while events.isEmpty { events = game.advance(by: 0.05) }
         XCTAssertEqual(events, [.enteredHouse(zombie: 0, count: 1)])
@@ -243,7 +243,7 @@ final class BeatZombiesModelTests: XCTestCase {
     }
 
     func testTheSixtiethZombieInTheHouseEndsTheGameAndFreezesEverything() {
-        var game = BeatZombiesGame(lawnWidth: 500, lawnHeight: 300, seed: 14)
+        var game = BeatZombiesModel(lawnWidth: 500, lawnHeight: 300, seed: 14)
         var events: [BeatZombiesEvent] = []
         var seconds = 0.0
         while game.phase == .playing && seconds < 3600 {
@@ -273,7 +273,7 @@ final class BeatZombiesModelTests: XCTestCase {
     }
 
     func testRestartResetsEverything() {
-        var game = BeatZombiesGame(lawnWidth: 375, lawnHeight: 400, seed: 15)
+        var game = BeatZombiesModel(lawnWidth: 375, lawnHeight: 400, seed: 15)
         for _ in 0..<21 { beatOne(&game) }
         while game.phase == .playing { game.advance(by: 0.5) }
         XCTAssertEqual(game.inHouse, 60)
@@ -295,7 +295,7 @@ final class BeatZombiesModelTests: XCTestCase {
     }
 
     func testDrawFrameInterpolatesBetweenTicks() {
-        var game = BeatZombiesGame(lawnWidth: 375, lawnHeight: 400, seed: 16)
+        var game = BeatZombiesModel(lawnWidth: 375, lawnHeight: 400, seed: 16)
         let x0 = game.zombies[0].position.x
         game.advance(by: 0.025)
         XCTAssertEqual(game.zombies[0].position.x, x0, "no tick yet")
@@ -303,7 +303,7 @@ final class BeatZombiesModelTests: XCTestCase {
     }
 
     func testWalkCycleFramesStayInRange() {
-        var game = BeatZombiesGame(lawnWidth: 375, lawnHeight: 400, seed: 17)
+        var game = BeatZombiesModel(lawnWidth: 375, lawnHeight: 400, seed: 17)
         for _ in 0..<100 {
             game.advance(by: 0.037)
             for zombie in game.zombies {
@@ -316,7 +316,7 @@ final class BeatZombiesModelTests: XCTestCase {
     }
 
     func testResizingKeepsZombiesOnTheLawn() {
-        var game = BeatZombiesGame(lawnWidth: 800, lawnHeight: 400, seed: 18)
+        var game = BeatZombiesModel(lawnWidth: 800, lawnHeight: 400, seed: 18)
         game.advance(by: 20)
         game.resizeLawn(width: 400, height: 700)
         for zombie in game.zombies {
@@ -327,8 +327,8 @@ final class BeatZombiesModelTests: XCTestCase {
     }
 
     func testTheAutoplayerPlaysLikeADecentPlayer() {
-        func play(seed: UInt64) -> BeatZombiesGame {
-            var game = BeatZombiesGame(lawnWidth: 700, lawnHeight: 380, seed: seed)
+        func play(seed: UInt64) -> BeatZombiesModel {
+            var game = BeatZombiesModel(lawnWidth: 700, lawnHeight: 380, seed: seed)
             var player = ZombieAutoplayer(seed: seed)
             for _ in 0..<(120 * 60) {  // two minutes at 60 fps
                 for point in player.taps(after: 1.0 / 60, in: game) { game.tap(at: point) }
@@ -348,7 +348,7 @@ final class BeatZombiesModelTests: XCTestCase {
     }
 
     func testTheAutoplayerStopsWhenTheGameIsLost() {
-        var game = BeatZombiesGame(lawnWidth: 500, lawnHeight: 300, seed: 22)
+        var game = BeatZombiesModel(lawnWidth: 500, lawnHeight: 300, seed: 22)
         while game.phase == .playing { game.advance(by: 1) }
         var player = ZombieAutoplayer(seed: 1)
         XCTAssertEqual(player.taps(after: 5, in: game), [])

@@ -13,12 +13,12 @@ private func makeQuestion(_ answer: String, picture: String = "🐱", filler: St
 }
 
 final class GuessPictureModelTests: XCTestCase {
-    private func option(_ game: GuessPictureGame, _ character: Character, skipping: Set<Int> = []) -> Int {
+    private func option(_ game: GuessPictureModel, _ character: Character, skipping: Set<Int> = []) -> Int {
         game.options.indices.first { game.options[$0] == character && !game.optionHidden[$0] && !skipping.contains($0) }!
     }
 
     func testOptionsFillTheFirstEmptySlotAndHide() {
-        var game = GuessPictureGame(questions: [makeQuestion("猫咪")], seed: 1)
+        var game = GuessPictureModel(questions: [makeQuestion("猫咪")], seed: 1)
         XCTAssertEqual(game.options.count, 21)
         XCTAssertEqual(game.slots, [nil, nil])
         let cat = option(game, "猫")
@@ -37,7 +37,7 @@ final class GuessPictureModelTests: XCTestCase {
     }
 
     func testARepeatedCharacterGoesBackToItsOwnOption() {
-        var game = GuessPictureGame(questions: [makeQuestion("ABBA")], seed: 2)
+        var game = GuessPictureModel(questions: [makeQuestion("ABBA")], seed: 2)
         let bs = game.options.indices.filter { game.options[$0] == "B" }
         XCTAssertEqual(bs.count, 2)
         let a = option(game, "A")
@@ -54,7 +54,7 @@ final class GuessPictureModelTests: XCTestCase {
     }
 
     func testARightAnswerTurnsBlueScoresAndAdvancesAfterHalfASecond() {
-        var game = GuessPictureGame(questions: [makeQuestion("CAT"), makeQuestion("DOG")], seed: 3)
+        var game = GuessPictureModel(questions: [makeQuestion("CAT"), makeQuestion("DOG")], seed: 3)
         game.tapOption(option(game, "C"))
         game.tapOption(option(game, "A"))
         XCTAssertEqual(game.judgement, .incomplete)
@@ -76,7 +76,7 @@ final class GuessPictureModelTests: XCTestCase {
     }
 
     func testAWrongAnswerTurnsRedUntilASlotIsEmptied() {
-        var game = GuessPictureGame(questions: [makeQuestion("CAT")], seed: 4)
+        var game = GuessPictureModel(questions: [makeQuestion("CAT")], seed: 4)
         game.tapOption(option(game, "T"))
         game.tapOption(option(game, "A"))
         XCTAssertEqual(game.tapOption(option(game, "C")).last, .wrong)
@@ -92,7 +92,7 @@ final class GuessPictureModelTests: XCTestCase {
     }
 
     func testHintClearsPlacesTheFirstCharacterAndCosts1000() {
-        var game = GuessPictureGame(questions: [makeQuestion("DOG")], seed: 5)
+        var game = GuessPictureModel(questions: [makeQuestion("DOG")], seed: 5)
         game.tapOption(option(game, "X"))
         game.tapOption(option(game, "Y"))
         let events = game.hint()
@@ -107,12 +107,12 @@ final class GuessPictureModelTests: XCTestCase {
     }
 
     func testAHintThatCompletesAOneCharacterAnswerIsJudged() {
-        var game = GuessPictureGame(questions: [makeQuestion("猫")], seed: 6)
+        var game = GuessPictureModel(questions: [makeQuestion("猫")], seed: 6)
         XCTAssertEqual(game.hint().last, .right(score: -200))
     }
 
     func testNextSkipsAndIsDisabledOnTheLastQuestion() {
-        var game = GuessPictureGame(questions: [makeQuestion("ONE"), makeQuestion("TWO"), makeQuestion("SIX")], seed: 7)
+        var game = GuessPictureModel(questions: [makeQuestion("ONE"), makeQuestion("TWO"), makeQuestion("SIX")], seed: 7)
         XCTAssertTrue(game.canGoNext)
         XCTAssertEqual(game.next(), [.newQuestion(index: 1)])
         XCTAssertEqual(game.next(), [.newQuestion(index: 2)])
@@ -123,7 +123,7 @@ final class GuessPictureModelTests: XCTestCase {
     }
 
     func testTheLastRightAnswerEndsThePack() {
-        var game = GuessPictureGame(questions: [makeQuestion("OX")], seed: 8)
+        var game = GuessPictureModel(questions: [makeQuestion("OX")], seed: 8)
         game.tapOption(option(game, "O"))
         game.tapOption(option(game, "X"))
         XCTAssertFalse(game.isFinished)
@@ -141,20 +141,20 @@ final class GuessPictureModelTests: XCTestCase {
 
     func testQuestionsCanBeDealtInANewOrderEachGame() {
         let questions = ["ONE", "TWO", "SIX", "TEN", "CAT", "DOG", "OWL", "BEE"].map { makeQuestion($0) }
-        XCTAssertEqual(GuessPictureGame(questions: questions, seed: 1).questions, questions, "pack order by default")
+        XCTAssertEqual(GuessPictureModel(questions: questions, seed: 1).questions, questions, "pack order by default")
         var rules = GuessPictureRules()
         rules.shufflesQuestions = true
-        var game = GuessPictureGame(questions: questions, seed: 1, rules: rules)
+        var game = GuessPictureModel(questions: questions, seed: 1, rules: rules)
         let first = game.questions
         XCTAssertNotEqual(first, questions)
         XCTAssertEqual(Set(first.map { String($0.answer) }), Set(questions.map { String($0.answer) }))
         game.restart()
         XCTAssertNotEqual(game.questions, first, "a new order after a restart")
-        XCTAssertEqual(GuessPictureGame(questions: questions, seed: 1, rules: rules).questions, first, "deterministic")
+        XCTAssertEqual(GuessPictureModel(questions: questions, seed: 1, rules: rules).questions, first, "deterministic")
     }
 
     func testAnEmptyListStartsFinished() {
-        var game = GuessPictureGame(questions: [], seed: 9)
+        var game = GuessPictureModel(questions: [], seed: 9)
         XCTAssertTrue(game.isFinished)
         XCTAssertNil(game.question)
         XCTAssertEqual(game.tapOption(0), [])
@@ -163,7 +163,7 @@ final class GuessPictureModelTests: XCTestCase {
 
     func testOptionsAreShuffledOncePerQuestionAndKeepTheirCharacters() {
         let question = makeQuestion("CAT")
-        var game = GuessPictureGame(questions: [question, question], seed: 10)
+        var game = GuessPictureModel(questions: [question, question], seed: 10)
         XCTAssertEqual(game.options.sorted(), question.options.sorted())
         XCTAssertNotEqual(game.options, question.options)
         let first = game.options
@@ -172,7 +172,7 @@ final class GuessPictureModelTests: XCTestCase {
         XCTAssertEqual(game.options, first, "no reshuffle while answering")
         game.next()
         XCTAssertEqual(game.options.sorted(), question.options.sorted())
-        XCTAssertEqual(GuessPictureGame(questions: [question], seed: 10).options, first, "deterministic for a seed")
+        XCTAssertEqual(GuessPictureModel(questions: [question], seed: 10).options, first, "deterministic for a seed")
     }
 
     /// Chi-square over many shuffles: every permutation of 4 items, and every position of each
@@ -196,7 +196,7 @@ final class GuessPictureModelTests: XCTestCase {
         var positions = [Int](repeating: 0, count: 21)
         let question = makeQuestion("Q", filler: "abcdefghijklmnopqrstu")
         let games = 21_000
-        var game = GuessPictureGame(questions: Array(repeating: question, count: 2), seed: 77)
+        var game = GuessPictureModel(questions: Array(repeating: question, count: 2), seed: 77)
         for _ in 0..<games {
             game.restart()  // reshuffles the first question
             positions[game.options.firstIndex(of: "Q")!] += 1
@@ -220,7 +220,7 @@ final class GuessPictureModelTests: XCTestCase {
 
     func testTheAutoplayerFinishesAPack() {
         let questions = ["CAT", "DOG", "OWL", "BEE", "COW"].map { makeQuestion($0) }
-        var game = GuessPictureGame(questions: questions, seed: 11)
+        var game = GuessPictureModel(questions: questions, seed: 11)
         var player = GuessPictureAutoplayer(seed: 11)
         var mistakes = 0
         for _ in 0..<(60 * 60 * 2) {
