@@ -1,0 +1,96 @@
+import Graphics
+import Platform
+
+// Configuration: defaults, then the board profile, then /etc/boardwalk/boardwalk.conf,
+// then the command line, each overriding the one before. Files are `key = value` lines
+// under `[section]` headers, `#` starts a comment. A bad line is a warning naming the
+// file and line; the setting keeps its earlier value and the kiosk starts anyway.
+
+/// Every setting the kiosk reads at start, typed, with the defaults a board without a
+/// profile gets.
+public struct Settings: Equatable, Sendable {
+    public struct Display: Equatable, Sendable {
+        /// A DRM card node (/dev/dri/card1); nil: the first card that can show a picture.
+        public var card: String? = nil
+        /// A connector as the kernel names it ("HDMI-A-1", "DSI-1"); nil: the first connected.
+        public var connector: String? = nil
+        /// "1280x800" or "1280x800@60"; nil: the preferred mode, else the largest.
+        /// Headless runs use it as the screen size.
+        public var mode: String? = nil
+        /// 0, 90, 180 or 270 degrees clockwise.
+        public var rotation: Int = 0
+        /// .xrgb8888 or .rgb565; nil: the driver's preferred depth.
+        public var format: PixelFormat? = nil
+        /// Backlight level in percent at start; nil leaves it as the firmware set it.
+        public var brightness: Int? = nil
+        /// The VT the kiosk owns; nil runs without one (tests, headless).
+        public var tty: String? = "/dev/tty1"
+        public init() {}
+    }
+
+    public struct Touch: Equatable, Sendable {
+        /// An evdev node (/dev/input/event3) or a device name as the kernel reports it
+        /// ("QEMU Virtio Tablet"); nil: every device with touch capability.
+        public var device: String? = nil
+        /// libinput's LIBINPUT_CALIBRATION_MATRIX: a b c d e f on normalized coordinates.
+        public var calibration: [Double] = Calibration.identity
+        public var swapXY = false
+        public var invertX = false
+        public var invertY = false
+        public init() {}
+    }
+
+    public struct Audio: Equatable, Sendable {
+        /// The ALSA PCM name ("default", "hw:0,0", "plughw:CARD=vc4hdmi").
+        public var pcm = "default"
+        /// The mixer controls unmuted and set at start, in order ("Master", "PCM": some
+        /// cards, AC97 among them, need both); empty: leave the mixer alone.
+        public var mixerControls: [String] = []
+        /// The first of `mixerControls`; setting it replaces the list.
+        public var mixerControl: String? {
+            get { mixerControls.first }
+            set { mixerControls = newValue.map { [$0] } ?? [] }
+        }
+        /// Frames per ALSA period at 48 kHz: 480 is 10 ms; Pi HDMI wants ~2400.
+        public var periodFrames = 256
+        public var bufferPeriods = 4
+        /// Master volume in percent.
+        public var volume = 80
+        /// Where an operator's replacement sounds are: files named after a sound or tune
+        /// ("zombieHit.wav", "menu.ogg"; `boardwalk sound-export` lists the names).
+        public var soundsDir = "/etc/boardwalk/sounds"
+        public init() {}
+    }
+
+    public enum Language: String, Equatable, Sendable, CaseIterable {
+        case en, zh
+    }
+
+    public struct Kiosk: Equatable, Sendable {
+        /// Game identifiers, in menu order.
+        public static let allGames = ["beat_zombies", "guess_picture", "2048", "memory"]
+
+        public var language = Language.en
+        public var enabledGames = Kiosk.allGames
+        /// No input for this long in a game: back to the menu. 0: never.
+        public var idleToMenuSeconds = 90
+        /// This long idle in the menu: the attract mode. 0: never.
+        public var menuToAttractSeconds = 60
+        /// How long the attract mode shows each game before the next.
+        public var attractSecondsPerGame = 30
+        /// Digits only; images should set their own.
+        public var operatorPIN = "1234"
+        public var stateDir = "/var/lib/boardwalk"
+        public var dataDir = "/usr/share/boardwalk"
+        /// A board profile name (looked up under <data_dir>/boards) or a path; nil: none.
+        public var board: String? = nil
+        public init() {}
+    }
+
+    public var display = Display()
+    public var touch = Touch()
+    public var audio = Audio()
+    public var kiosk = Kiosk()
+
+    public init() {}
+}
