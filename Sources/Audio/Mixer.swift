@@ -89,20 +89,9 @@ public final class Mixer: @unchecked Sendable {
     private var master: Float = 1
     private var masterTarget: Float = 1
     private var masterStep: Float = 0
-    /// Look-ahead limiter state: the output is delayed by lookaheadFrames so the gain can
-    /// come down smoothly *before* a peak arrives instead of clipping it.
-    public static let lookaheadFrames = 32  // 0.67 ms
-    private static let limiterThreshold: Float = 0.89  // -1 dBFS
-    private let delayLine: UnsafeMutablePointer<Float>      // (L + 1) stereo frames
-    private let requiredGain: UnsafeMutablePointer<Float>   // L + 1 gains, one per input frame
-    private let heldGain: UnsafeMutablePointer<Float>       // L + 1 window minima, box-averaged
-    private var heldSum: Float
-    private var limiterIndex = 0
-    private var limiterGain: Float = 1
-    /// Frames since one needed a gain under 1 (capped at the window): once a whole window
-    /// has passed, its minimum is 1 without scanning it, the usual case (music alone).
-    private var framesSinceOver = Mixer.lookaheadFrames + 1
-    private let releaseCoefficient: Float
+    /// Output delay of the limiter (`LookaheadLimiter`): what is mixed now is heard this much later.
+    public static let lookaheadFrames = LookaheadLimiter.lookaheadFrames
+    private var limiter = LookaheadLimiter(sampleRate: AudioFormat.sampleRate)
 
     // Figures the audio thread publishes for the main thread.
     private let playingVoices = Atomic<Int>(0)
@@ -129,15 +118,6 @@ public final class Mixer: @unchecked Sendable {
         self.voices.initialize(repeating: Voice(), count: slotCount)
         bus = .allocate(capacity: maxChunk * 2)
         onsetStore = .allocate(capacity: onsetCapacity)
-        let window = Mixer.lookaheadFrames + 1
-        delayLine = .allocate(capacity: window * 2)
-        delayLine.initialize(repeating: 0, count: window * 2)
-        requiredGain = .allocate(capacity: window)
-        requiredGain.initialize(repeating: 1, count: window)
-        heldGain = .allocate(capacity: window)
-        heldGain.initialize(repeating: 1, count: window)
-        heldSum = Float(window)
-        releaseCoefficient = 1 - expf(-1 / (0.120 * Float(AudioFormat.sampleRate)))  // ~120 ms
     }
 
     deinit {
@@ -146,9 +126,7 @@ public final class Mixer: @unchecked Sendable {
         bus.deallocate()
         onsetStore.deallocate()
         slotClips.deallocate()
-        delayLine.deallocate()
-        requiredGain.deallocate()
-        heldGain.deallocate()
+        limiter.deallocate()
     }
 
     // MARK: - Main thread
@@ -470,47 +448,12 @@ public final class Mixer: @unchecked Sendable {
             }
             let left = bus[2 * i] * master
             let right = bus[2 * i + 1] * master
-            // Look-ahead limiter. For the frame leaving the delay line, the gain is the
-            // box average of window minima of the gain each of the next L frames needs:
-            // never above what any of them needs (no overshoot), and it glides down over L
-            // frames instead of jumping (no clipped edge). Recovery is a slow release.
-            let window = Mixer.lookaheadFrames + 1
-            let peak = max(abs(left), abs(right))
-            let needed: Float = peak > Mixer.limiterThreshold ? Mixer.limiterThreshold / peak : 1
-            requiredGain[limiterIndex] = needed
-            framesSinceOver = needed < 1 ? 0 : min(framesSinceOver + 1, window)
-            var windowMin: Float = 1
-            if framesSinceOver < window {
-                for k in 0..<window { windowMin = min(windowMin, requiredGain[k]) }
-            }
-            heldSum += windowMin - heldGain[limiterIndex]
-            heldGain[limiterIndex] = windowMin
-            let target = min(1, heldSum / Float(window))
-            limiterGain = min(target, limiterGain + (target - limiterGain) * releaseCoefficient)
-            // The oldest frame in the ring is the one L frames back: out with it, in with this one.
-            let oldest = limiterIndex + 1 == window ? 0 : limiterIndex + 1  // no division per frame
-            let outLeft = delayLine[2 * oldest] * limiterGain
-            let outRight = delayLine[2 * oldest + 1] * limiterGain
-            delayLine[2 * limiterIndex] = left
-            delayLine[2 * limiterIndex + 1] = right
-            limiterIndex = oldest
-            if limiterGain < 0.9999 { limited += 1 }
-            // The knee only catches float rounding: the limiter already holds -1 dBFS.
-            bus[2 * i] = Mixer.softClip(outLeft)
-            bus[2 * i + 1] = Mixer.softClip(outRight)
+            let (outLeft, outRight) = limiter.process(left, right)
+            if limiter.gain < 0.9999 { limited += 1 }
+            bus[2 * i] = outLeft
+            bus[2 * i + 1] = outRight
         }
         if limited > 0 { limitedFrames.add(limited, ordering: .relaxed) }
-    }
-
-    /// Identity below the knee; above it, a tanh curve with matching slope that tends to 1.
-    @inline(__always)
-    static func softClip(_ x: Float) -> Float {
-        let knee: Float = 0.9
-        let magnitude = abs(x)
-        if magnitude <= knee { return x }
-        let bent = knee + (1 - knee) * tanhf((magnitude - knee) / (1 - knee))
-        // 0.99997 keeps the rounded 16-bit value at or below 32767 even for huge inputs.
-        return x < 0 ? -min(bent, 0.99997) : min(bent, 0.99997)
     }
 
     private func mixVoice(_ v: UnsafeMutablePointer<Voice>, frames n: Int) {
