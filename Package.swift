@@ -7,6 +7,11 @@ func shim(_ name: String, _ pkg: String, _ apt: [String]) -> Target {
     .systemLibrary(name: name, path: "Sources/\(name)", pkgConfig: pkg, providers: [.apt(apt)])
 }
 
+/// A game's tests see its module, the toolkit it draws with and the shared test kit.
+func gameTestDependencies(_ game: Target.Dependency) -> [Target.Dependency] {
+    [game, "GameCore", "Platform", "Graphics", "Input", "Audio", "UI", "TestSupport"]
+}
+
 let package = Package(
     name: "Boardwalk",
     products: [
@@ -31,7 +36,7 @@ let package = Package(
         .target(name: "Input", dependencies: ["Platform", "CEvdev"]),
         .target(name: "Audio", dependencies: ["Platform", "CALSA", "CSndfile"]),
         .target(name: "Display", dependencies: ["Platform", "Graphics", "CDRM", "CPixman"]),
-        .target(name: "UI", dependencies: ["Platform", "Graphics", "Input"]),
+        .target(name: "UI", dependencies: ["Platform", "Graphics", "Input", "Audio"]),
 
         // The one thing every game's rules share: a seeded random generator (stdlib only).
         .target(name: "GameCore"),
@@ -47,17 +52,21 @@ let package = Package(
         .executableTarget(name: "boardwalk", dependencies: ["Arcade"]),
         .executableTarget(name: "boardwalk-bench", dependencies: ["Arcade", "Graphics", "UI", "Display", "Audio", "Input", "Platform", "CPixman"]),
 
+        // What the tests share: reference images, the scene harness, paths. Tests only.
+        .target(name: "TestSupport", dependencies: ["Platform", "Graphics", "Input", "Audio", "UI"],
+                path: "Tests/TestSupport"),
         .testTarget(name: "PlatformTests", dependencies: ["Platform"]),
-        .testTarget(name: "GraphicsTests", dependencies: ["Graphics"], exclude: ["References"]),
-        .testTarget(name: "InputTests", dependencies: ["Input"], exclude: ["Fixtures"]),
-        .testTarget(name: "AudioTests", dependencies: ["Audio"]),
-        .testTarget(name: "DisplayTests", dependencies: ["Display"]),
-        .testTarget(name: "UITests", dependencies: ["UI"], exclude: ["References"]),
-        .testTarget(name: "BeatZombiesTests", dependencies: ["GameCore", "BeatZombies"]),
-        .testTarget(name: "GuessPictureTests", dependencies: ["GameCore", "GuessPicture"]),
-        .testTarget(name: "Game2048Tests", dependencies: ["GameCore", "Game2048"]),
-        .testTarget(name: "MemoryMatchTests", dependencies: ["GameCore", "MemoryMatch"]),
-        .testTarget(name: "ArcadeTests", dependencies: ["Arcade"], exclude: ["References"]),
+        .testTarget(name: "GraphicsTests", dependencies: ["Graphics", "Platform", "TestSupport"], exclude: ["References"]),
+        .testTarget(name: "InputTests", dependencies: ["Input", "Platform", "GameCore"], exclude: ["Fixtures"]),
+        .testTarget(name: "AudioTests", dependencies: ["Audio", "Platform"]),
+        .testTarget(name: "DisplayTests", dependencies: ["Display", "Graphics", "Platform"]),
+        .testTarget(name: "UITests", dependencies: ["UI", "Graphics", "Input", "TestSupport"], exclude: ["References"]),
+        .testTarget(name: "BeatZombiesTests", dependencies: gameTestDependencies("BeatZombies"), exclude: ["References"]),
+        .testTarget(name: "GuessPictureTests", dependencies: gameTestDependencies("GuessPicture"), exclude: ["References"]),
+        .testTarget(name: "Game2048Tests", dependencies: gameTestDependencies("Game2048"), exclude: ["References"]),
+        .testTarget(name: "MemoryMatchTests", dependencies: gameTestDependencies("MemoryMatch"), exclude: ["References"]),
+        .testTarget(name: "ArcadeTests", dependencies: ["Arcade", "Platform", "Graphics", "Input", "Audio", "UI", "Display",
+                                                        "GameCore", "TestSupport"], exclude: ["References"]),
     ],
     swiftLanguageModes: [.v6]
 )

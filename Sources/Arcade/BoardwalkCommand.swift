@@ -130,7 +130,7 @@ public enum Boardwalk {
         let runner: HeadlessRunner
         do {
             runner = try HeadlessRunner(settings: settings, width: width, height: height, store: store,
-                                        catalog: .standard(dataDirectory: settings.kiosk.dataDir))
+                                        catalog: .standard)
         } catch {
             Log.error("\(error)")
             return 1

@@ -22,7 +22,7 @@ public final class HeadlessRunner {
     public private(set) var framesDrawn = 0
 
     public init(settings: Settings, width: Int, height: Int, store: StateStore,
-                catalog: GameCatalog = .standard(dataDirectory: nil)) throws(DisplayError) {
+                catalog: GameCatalog = .standard) throws(DisplayError) {
         let rotation = Rotation(degrees: settings.display.rotation) ?? .deg0
         let logical = rotation.swapped(width, height)
         presenter = try HeadlessPresenter(width: logical.width, height: logical.height, rotation: rotation,

@@ -61,7 +61,7 @@ public final class Kiosk {
         operatorGesture = OperatorGesture(width: Double(screen.pixelWidth), height: Double(screen.pixelHeight))
         pin = PINEntry(pin: settings.kiosk.operatorPIN)
         gestures = GestureRecognizer(pixelsPerPoint: screen.scale)
-        menu = MenuScene(entries: [], language: Language(settings.kiosk.language))
+        menu = MenuScene(games: [], language: settings.kiosk.language)
         menu.onOpen = { [weak self] id in self?.open(game: id) }
         UIEnvironment.playClick = { [weak sound] in sound?.play(.click, gain: 0.6, pan: 0) }
         refreshMenu()
@@ -70,12 +70,10 @@ public final class Kiosk {
     }
 
     private func refreshMenu() {
-        let enabled = catalog.entries.filter { settings.kiosk.enabledGames.contains($0.id) }
-        menu.setEntries(enabled)
+        let enabled = catalog.games.filter { settings.kiosk.enabledGames.contains($0.id) }
+        menu.setGames(enabled)
         menu.language = language
-        var best: [String: Int] = [:]
-        for e in enabled { if let b = catalog.bestScore(e.id, storage, language: language) { best[e.id] = b } }
-        menu.setBestScores(best)
+        menu.showBestResults(storage)
     }
 
     /// Every scene change goes through here: the old scene's memory is free now, and
@@ -90,6 +88,12 @@ public final class Kiosk {
         return seedCounter
     }
 
+    /// A new game scene's world: each gets its own seed.
+    private func context(sound: SoundBoard, storage: GameStorage) -> GameContext {
+        GameContext(sound: sound, storage: storage, language: language, seed: nextSeed(),
+                    dataDirectory: settings.kiosk.dataDir)
+    }
+
     // MARK: - Moving between screens
 
     public func open(game id: String) {
@@ -98,8 +102,8 @@ public final class Kiosk {
         if let existing = openGames[id] {
             scene = existing
         } else {
-            guard let made = catalog.make(id, sound: sound, storage: storage, language: language,
-                                          seed: nextSeed(), autoplay: false) else { return }
+            guard let made = catalog.make(id, context: context(sound: sound, storage: storage),
+                                          autoplay: false) else { return }
             made.onHome = { [weak self] in self?.goHome() }
             openGames[id] = made
             scene = made
@@ -131,15 +135,15 @@ public final class Kiosk {
     }
 
     private func startAttract(now: Double) {
-        let enabled = catalog.entries.map(\.id).filter { settings.kiosk.enabledGames.contains($0) }
+        let enabled = catalog.ids.filter { settings.kiosk.enabledGames.contains($0) }
         guard !enabled.isEmpty else { return }
         attractIndex = attractIndex % enabled.count
         let id = enabled[attractIndex]
         attractIndex += 1
         // Its own silent scene: the attract mode never touches a player's paused game,
         // and the cabinet stays quiet when nobody is there.
-        guard let scene = catalog.make(id, sound: RecordingSoundBoard(), storage: MemoryStorage(),
-                                       language: language, seed: nextSeed(), autoplay: true) else { return }
+        guard let scene = catalog.make(id, context: context(sound: RecordingSoundBoard(), storage: MemoryStorage()),
+                                       autoplay: true) else { return }
         scene.isAutoplaying = true
         scene.addSubview(AttractBanner(language: language))
         attractScene?.pause()
@@ -265,12 +269,6 @@ public final class Kiosk {
     }
 }
 
-extension Language {
-    init(_ setting: Settings.Language) {
-        self = setting == .zh ? .chinese : .english
-    }
-}
-
 extension Kiosk: OperatorControls {
     private func save(_ key: String, _ value: String) {
         _ = settings.apply(key: key, value: value)
@@ -290,7 +288,7 @@ extension Kiosk: OperatorControls {
         set { save("display.rotation", String(newValue)); onRotationChange?(newValue) }
     }
     public var language: Language {
-        get { Language(settings.kiosk.language) }
+        get { settings.kiosk.language }
         set { save("kiosk.language", newValue.rawValue); openGames.removeAll() }
     }
     public var idleToMenuSeconds: Int {
@@ -302,13 +300,13 @@ extension Kiosk: OperatorControls {
         set { save("kiosk.menu_to_attract_seconds", String(newValue)); idle.menuToAttract = Double(newValue) }
     }
     public var games: [(id: String, name: String, enabled: Bool)] {
-        catalog.entries.map { ($0.id, $0.name(language), settings.kiosk.enabledGames.contains($0.id)) }
+        catalog.games.map { ($0.id, $0.name(language), settings.kiosk.enabledGames.contains($0.id)) }
     }
     public func setGame(_ id: String, enabled: Bool) {
         var list = settings.kiosk.enabledGames.filter { $0 != id }
         if enabled { list.append(id) }
         // Keep the catalogue's order, and never switch every game off.
-        list = catalog.entries.map(\.id).filter { list.contains($0) }
+        list = catalog.ids.filter { list.contains($0) }
         guard !list.isEmpty else { return }
         save("kiosk.enabled_games", list.joined(separator: ","))
     }
@@ -330,7 +328,7 @@ extension Kiosk: OperatorControls {
     }
     public func exitToConsole() { onExitToConsole?() }
     public var counters: [String] {
-        var lines = catalog.entries.map { "\($0.name(language)): \(store.plays(game: $0.id)) plays" }
+        var lines = catalog.games.map { "\($0.name(language)): \(store.plays(game: $0.id)) plays" }
         let up = store.totalUptime(now: now)
         lines.append("Uptime: \(up / 3600) h \(up % 3600 / 60) min")
         lines.append("Crashes since install: \(store.crashes)")

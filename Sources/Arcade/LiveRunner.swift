@@ -85,7 +85,7 @@ public final class LiveRunner {
         let screen = Screen(width: presenter.width, height: presenter.height)
         kiosk = Kiosk(screen: screen, settings: settings, store: store,
                       sound: sound,
-                      catalog: .standard(dataDirectory: settings.kiosk.dataDir), now: monotonicSeconds())
+                      catalog: .standard, now: monotonicSeconds())
         wireKiosk()
     }
 

@@ -2,33 +2,17 @@ import Graphics
 import Input
 import UI
 
-/// One game as the menu shows it.
-public struct GameEntry {
-    public let id: String
-    public let names: [Language: String]
-    public let emoji: String
-    /// The tile's colour, so each game is recognisable at a glance.
-    public let color: Color
-    public init(id: String, names: [Language: String], emoji: String, color: Color) {
-        self.id = id
-        self.names = names
-        self.emoji = emoji
-        self.color = color
-    }
-
-    public func name(_ language: Language) -> String { names[language] ?? names[.english] ?? id }
-}
-
 /// A big tile: the game's picture, its name and the best score.
 final class GameTile: Button {
-    let entry: GameEntry
+    let game: GameDescriptor
     var language: Language { didSet { setNeedsDisplay() } }
+    /// The best result for the variant in play; the game's descriptor says what it is.
     var best: Int? { didSet { if best != oldValue { setNeedsDisplay() } } }
     /// Gently bobs the picture (attract mode only).
     var bob: Double = 0 { didSet { if bob != oldValue { setNeedsDisplay() } } }
 
-    init(entry: GameEntry, language: Language) {
-        self.entry = entry
+    init(game: GameDescriptor, language: Language) {
+        self.game = game
         self.language = language
         super.init("", kind: .secondary)
         cornerRadius = 22
@@ -38,21 +22,21 @@ final class GameTile: Button {
     override func draw(_ canvas: Canvas) {
         let r = bounds.insetBy(isPressed ? 4 : 0, isPressed ? 4 : 0)
         if !isPressed { canvas.shadow(r, radius: cornerRadius, blur: 12, offsetY: 6) }
-        let top = isPressed ? entry.color.darker(0.2) : entry.color
+        let top = isPressed ? game.color.darker(0.2) : game.color
         canvas.fillRoundedRect(r, radius: cornerRadius, top.darker(0.35))
         canvas.fillRoundedRect(r.insetBy(0, 0).offsetBy(0, 0).with(height: r.height - 6), radius: cornerRadius, top)
         // A soft light spot behind the picture.
         let pictureSide = min(r.width * 0.62, r.height * 0.5)
         let pc = Point(r.midX, r.minY + r.height * 0.38 + bob)
         canvas.fillCircle(center: pc, radius: pictureSide * 0.62, Color.white.withAlpha(0.16))
-        canvas.drawEmoji(entry.emoji, in: Rect(center: pc, size: Size(pictureSide, pictureSide)),
+        canvas.drawEmoji(game.emoji, in: Rect(center: pc, size: Size(pictureSide, pictureSide)),
                          fonts: UIEnvironment.fonts)
         var nameStyle = TextStyle(size: min(28, r.width / 7), weight: .bold, color: .white)
-        let nameWidth = UIEnvironment.fonts.measure(entry.name(language), style: nameStyle, scale: canvas.scale)
+        let nameWidth = UIEnvironment.fonts.measure(game.name(language), style: nameStyle, scale: canvas.scale)
         if nameWidth > r.width - 20 { nameStyle.size *= (r.width - 20) / nameWidth }
-        canvas.drawText(entry.name(language), in: Rect(r.minX + 8, r.minY + r.height * 0.68, r.width - 16, r.height * 0.14),
+        canvas.drawText(game.name(language), in: Rect(r.minX + 8, r.minY + r.height * 0.68, r.width - 16, r.height * 0.14),
                         style: nameStyle, fonts: UIEnvironment.fonts, wrap: false)
-        let bestText = best.map { (language == .chinese ? "最高分 " : "Best ") + String($0) } ?? (language == .chinese ? "新游戏" : "New!")
+        let bestText = best.map { game.best.label($0, language) } ?? (language == .chinese ? "新游戏" : "New!")
         canvas.drawText(bestText, in: Rect(r.minX + 8, r.minY + r.height * 0.82, r.width - 16, r.height * 0.12),
                         style: TextStyle(size: min(18, r.width / 11), color: Color.white.withAlpha(0.85)),
                         fonts: UIEnvironment.fonts, wrap: false)
@@ -68,7 +52,7 @@ extension Rect {
 
 /// The screen the kiosk boots to: one big tile per enabled game.
 public final class MenuScene: Scene {
-    public private(set) var entries: [GameEntry]
+    public private(set) var games: [GameDescriptor]
     public var language: Language { didSet { applyLanguage() } }
     /// Called with a game's id when its tile is chosen.
     public var onOpen: ((String) -> Void)?
@@ -79,8 +63,8 @@ public final class MenuScene: Scene {
         canvas.fillVerticalGradient(r, top: Theme.backgroundTop, bottom: Theme.background)
     }
 
-    public init(entries: [GameEntry], language: Language) {
-        self.entries = entries
+    public init(games: [GameDescriptor], language: Language) {
+        self.games = games
         self.language = language
         super.init()
         addSubview(background)
@@ -90,22 +74,22 @@ public final class MenuScene: Scene {
         applyLanguage()
     }
 
-    public func setEntries(_ entries: [GameEntry]) {
-        self.entries = entries
+    public func setGames(_ games: [GameDescriptor]) {
+        self.games = games
         rebuildTiles()
         layout()
     }
 
-    /// Shows best scores on the tiles (nil: never played).
-    public func setBestScores(_ best: [String: Int]) {
-        for t in tiles { t.best = best[t.entry.id] }
+    /// Shows each game's best result for the variant in play (none yet: "New!").
+    public func showBestResults(_ storage: GameStorage) {
+        for t in tiles { t.best = t.game.bestResult(storage, language: language) }
     }
 
     private func rebuildTiles() {
         tiles.forEach { $0.removeFromSuperview() }
-        tiles = entries.map { entry in
-            let tile = GameTile(entry: entry, language: language)
-            tile.action = { [weak self] in self?.onOpen?(entry.id) }
+        tiles = games.map { game in
+            let tile = GameTile(game: game, language: language)
+            tile.action = { [weak self] in self?.onOpen?(game.id) }
             addSubview(tile)
             return tile
         }
@@ -139,5 +123,5 @@ public final class MenuScene: Scene {
 
     public override func handleBack() {}
 
-    public func tile(for id: String) -> View? { tiles.first { $0.entry.id == id } }
+    public func tile(for id: String) -> View? { tiles.first { $0.game.id == id } }
 }

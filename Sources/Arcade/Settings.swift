@@ -1,5 +1,6 @@
 import Graphics
 import Platform
+import UI
 
 // Configuration: defaults, then the board profile, then /etc/boardwalk/boardwalk.conf,
 // then the command line, each overriding the one before. Files are `key = value` lines
@@ -62,16 +63,11 @@ public struct Settings: Equatable, Sendable {
         public init() {}
     }
 
-    public enum Language: String, Equatable, Sendable, CaseIterable {
-        case en, zh
-    }
-
     public struct Kiosk: Equatable, Sendable {
-        /// Game identifiers, in menu order.
-        public static let allGames = ["beat_zombies", "guess_picture", "2048", "memory"]
-
-        public var language = Language.en
-        public var enabledGames = Kiosk.allGames
+        /// The games' language (UI's `Language`: "en" or "zh" in files).
+        public var language = Language.english
+        /// Game ids (`GameDescriptor.id`) in menu order.
+        public var enabledGames = GameCatalog.standard.ids
         /// No input for this long in a game: back to the menu. 0: never.
         public var idleToMenuSeconds = 90
         /// This long idle in the menu: the attract mode. 0: never.

@@ -3,6 +3,7 @@
 // entry here and a line in docs/CONFIG.md.
 import Graphics
 import Platform
+import UI
 
 extension Settings {
     /// Every key a file, `--set` or the operator's saved settings may name.
@@ -148,9 +149,10 @@ extension Settings {
         },
         Entry(key: "kiosk.enabled_games", get: { $0.kiosk.enabledGames.joined(separator: ", ") }) { s, v in
             let names = Parse.list(v)
-            let unknown = names.filter { !Kiosk.allGames.contains($0) }
+            let known = GameCatalog.standard.ids
+            let unknown = names.filter { !known.contains($0) }
             if !unknown.isEmpty {
-                return "unknown game \(unknown.joined(separator: ", ")) (known: \(Kiosk.allGames.joined(separator: ", ")))"
+                return "unknown game \(unknown.joined(separator: ", ")) (known: \(known.joined(separator: ", ")))"
             }
             if names.isEmpty { return "at least one game must stay enabled" }
             var seen: [String] = []

@@ -139,7 +139,7 @@ private struct SoakState {
             Log.error("soak: the report interval must be 1 s or more")
             return 2
         }
-        let games = kiosk.catalog.entries.map(\.id).filter { kiosk.settings.kiosk.enabledGames.contains($0) }
+        let games = kiosk.catalog.ids.filter { kiosk.settings.kiosk.enabledGames.contains($0) }
         soak.output("soak: \(soak.hours) simulated hours at \(soak.speed == 0 ? "full speed" : "\(soak.speed)x real time"), "
             + "a frame every \(decimals(soak.frameStep * 1000, 1)) ms when idle, "
             + "\(kiosk.screen.pixelWidth)x\(kiosk.screen.pixelHeight), games \(games.joined(separator: ","))")

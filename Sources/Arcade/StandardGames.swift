@@ -1,37 +1,15 @@
-import Audio
 import BeatZombies
 import Game2048
-import Graphics
 import GuessPicture
 import MemoryMatch
 import UI
 
 extension GameCatalog {
-    /// The four games, in menu order. `dataDirectory` holds data files (question packs).
-    public static func standard(dataDirectory: String?) -> GameCatalog {
-        var catalog = GameCatalog()
-        catalog.add(GameEntry(id: "beat_zombies", names: [.english: "Beat Zombies", .chinese: "打僵尸"],
-                              emoji: "🧟", color: Color(hex: 0x3FA34D)),
-                    bestKey: { _ in "zombies.best" }) { sound, storage, language, seed in
-            BeatZombiesScene(sound: sound, storage: storage, language: language, seed: seed,
-                             spriteDirectory: dataDirectory.map { $0 + "/zombies" })
-        }
-        catalog.add(GameEntry(id: "guess_picture", names: [.english: "Guess Picture", .chinese: "超级猜图"],
-                              emoji: "🖼", color: Color(hex: 0x3B82F6)),
-                    bestKey: { "guess.best.\($0.rawValue)" }) { sound, storage, language, seed in
-            GuessPictureScene(sound: sound, storage: storage, language: language, seed: seed,
-                              dataDirectory: dataDirectory ?? "/usr/share/boardwalk")
-        }
-        catalog.add(GameEntry(id: "2048", names: [.english: "2048", .chinese: "2048"],
-                              emoji: "🔢", color: Color(hex: 0xE8A33D)),
-                    bestKey: { _ in "2048.best.5x5" }) { sound, storage, language, seed in
-            Game2048Scene(sound: sound, storage: storage, language: language, seed: seed)
-        }
-        catalog.add(GameEntry(id: "memory", names: [.english: "Memory Match", .chinese: "记忆翻牌"],
-                              emoji: "🃏", color: Color(hex: 0xA855F7)),
-                    bestKey: { _ in "memory.best.4x4" }) { sound, storage, language, seed in
-            MemoryMatchScene(sound: sound, storage: storage, language: language, seed: seed)
-        }
-        return catalog
-    }
+    /// The four games, in menu order. A new game is one more line here.
+    public static var standard: GameCatalog { GameCatalog([
+        .beatZombies,
+        .guessPicture,
+        .game2048,
+        .memoryMatch,
+    ]) }
 }

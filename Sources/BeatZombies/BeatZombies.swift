@@ -1,1 +1,15 @@
-// BeatZombies: being built; see docs/ARCHITECTURE.md.
+import Audio
+import Graphics
+import UI
+
+extension GameDescriptor {
+    /// Beat Zombies: tap the zombies before they reach the house. One best score.
+    public static var beatZombies: GameDescriptor {
+        GameDescriptor(
+            id: "beat_zombies", names: [.english: "Beat Zombies", .chinese: "打僵尸"],
+            emoji: "🧟", color: Color(hex: 0x3FA34D), music: .beatZombies,
+            best: BestScore(currentKey: { _, _ in BeatZombiesScene.bestKey },
+                            label: { score, language in language == .chinese ? "最高分 \(score)" : "High score \(score)" }),
+            makeScene: { BeatZombiesScene($0) })
+    }
+}

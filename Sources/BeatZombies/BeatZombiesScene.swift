@@ -13,7 +13,7 @@ import Glibc
 /// emoji with a walk cycle (bob, sway, squash), the score and the house counter on top, and
 /// the "zombies won" panel. The rules live in `BeatZombiesModel`; this only feeds it taps and
 /// time and draws what it says.
-public final class BeatZombiesScene: Scene, GameScene {
+public final class BeatZombiesScene: GameScene {
     /// The picture of each zombie kind, by `ZombieKind.index`: the walker, a big wide one
     /// (the original's 174x109 kind), a vampire and a troll.
     static let kindEmoji = ["🧟", "🦖", "🧛", "🧌"]
@@ -21,21 +21,15 @@ public final class BeatZombiesScene: Scene, GameScene {
     static let facesRight: Set<String> = ["🦖"]
     static let bestKey = "zombies.best"
 
-    public var isAutoplaying = false {
+    public override var isAutoplaying: Bool {
         didSet { if isAutoplaying != oldValue { autoplayer = ZombieAutoplayer(seed: seed &+ 1) } }
     }
 
-    let sound: SoundBoard
-    let storage: GameStorage
-    let language: Language
-    let seed: UInt64
     private(set) var game: BeatZombiesModel
     private var autoplayer: ZombieAutoplayer
-    private(set) var isPaused = false
     private(set) var best: Int
 
     let topBar = View()
-    let homeButton = Button(icon: "🏠", kind: .secondary)
     let scoreLabel = Label("", style: Theme.heading.with(alignment: .left))
     let bestLabel = Label("", style: Theme.body.with(color: Theme.textDim, alignment: .left))
     let houseLabel = Label("", style: Theme.body.with(alignment: .right))
@@ -51,32 +45,21 @@ public final class BeatZombiesScene: Scene, GameScene {
     /// Operator sprite sheets by kind (see `ZombieSprites`); kinds without one use emoji.
     let operatorSprites: ZombieSprites
 
-    /// `spriteDirectory` may hold operator art (sprites.json and PNG sheets).
-    public init(sound: SoundBoard, storage: GameStorage, language: Language, seed: UInt64,
-                spriteDirectory: String? = nil) {
-        var sprites = ZombieSprites()
-        if let spriteDirectory {
-            let loaded = ZombieSprites.load(directory: spriteDirectory)
-            for error in loaded.errors { Log.warning("beat zombies: sprite sheet skipped: \(error)") }
-            sprites = loaded.sprites
-        }
-        operatorSprites = sprites
-        self.sound = sound
-        self.storage = storage
-        self.language = language
-        self.seed = seed
-        game = BeatZombiesModel(lawnWidth: 640, lawnHeight: 400, seed: seed)
-        autoplayer = ZombieAutoplayer(seed: seed &+ 1)
-        best = storage.integer(Self.bestKey) ?? 0
+    /// `<data_dir>/zombies` may hold operator art (sprites.json and PNG sheets).
+    public init(_ context: GameContext) {
+        let loaded = ZombieSprites.load(directory: context.dataDirectory + "/zombies")
+        for error in loaded.errors { Log.warning("beat zombies: sprite sheet skipped: \(error)") }
+        operatorSprites = loaded.sprites
+        game = BeatZombiesModel(lawnWidth: 640, lawnHeight: 400, seed: context.seed)
+        autoplayer = ZombieAutoplayer(seed: context.seed &+ 1)
+        best = context.storage.integer(Self.bestKey) ?? 0
         houseMeter = DrawingView { _, _ in }
         houseView = DrawingView { _, _ in }
-        lawnView = LawnView(seed: seed)
-        super.init()
+        lawnView = LawnView(seed: context.seed)
+        super.init(context, music: GameDescriptor.beatZombies.music)
         backgroundColor = Theme.background
         lawnView.owner = self
 
-        homeButton.holdDuration = 0.8
-        homeButton.action = { [weak self] in self?.onHome?() }
         scoreLabel.shrinksToFit = true
         houseLabel.shrinksToFit = true
         houseMeter.drawing = { [weak self] canvas, bounds in self?.drawHouseMeter(canvas, bounds) }
@@ -88,12 +71,6 @@ public final class BeatZombiesScene: Scene, GameScene {
         topBar.backgroundColor = Theme.surface
         [homeButton, scoreLabel, bestLabel, houseLabel, houseMeter].forEach(topBar.addSubview)
         refreshLabels()
-    }
-
-    // MARK: - Words
-
-    private func text(_ english: String, _ chinese: String) -> String {
-        language == .chinese ? chinese : english
     }
 
     // MARK: - Layout
@@ -239,7 +216,7 @@ public final class BeatZombiesScene: Scene, GameScene {
         shownHouse = -1
         refreshLabels()
         lawnView.setNeedsDisplay()
-        if !isAutoplaying { sound.playMusic(.beatZombies) }
+        if !isAutoplaying { sound.playMusic(music) }
     }
 
     // MARK: - Keys and arcade sticks
@@ -321,26 +298,10 @@ public final class BeatZombiesScene: Scene, GameScene {
 
     // MARK: - Kiosk
 
-    public override func didAppear() {
-        if !isAutoplaying && !isPaused && game.phase == .playing { sound.playMusic(.beatZombies) }
-    }
+    /// The tune stops when the zombies win and starts again with the next game.
+    public override var wantsMusic: Bool { !isAutoplaying && game.phase == .playing }
 
-    public override func willDisappear() {
-        saveBest()
-    }
-
-    public func pause() {
-        guard !isPaused else { return }
-        isPaused = true
-        sound.pauseMusic()
-        saveBest()
-    }
-
-    public func resume() {
-        guard isPaused else { return }
-        isPaused = false
-        if game.phase == .playing && !isAutoplaying { sound.resumeMusic() }
-    }
+    public override func saveProgress() { saveBest() }
 
     // MARK: - Drawing
 

@@ -11,7 +11,7 @@ import Glibc
 /// 2048 on the kiosk: a "ready?" start screen, then tabs for the game, its settings (board
 /// size, practice buttons) and a background colour. Swipes and arrow keys move; a move
 /// made while tiles still slide finishes the slide first, so no swipe is lost.
-public final class Game2048Scene: Scene, GameScene {
+public final class Game2048Scene: GameScene {
     /// How long tiles slide, and how long merged and new tiles pop.
     static let slideDuration = 0.1
     static let popDuration = 0.15
@@ -20,7 +20,7 @@ public final class Game2048Scene: Scene, GameScene {
     static let autoplayRestartDelay = 2.5
     static let tabIcons: [String?] = ["🎮", "⚙️", "🎨"]
 
-    public var isAutoplaying = false {
+    public override var isAutoplaying: Bool {
         didSet {
             guard isAutoplaying != oldValue else { return }
             if isAutoplaying {
@@ -35,9 +35,6 @@ public final class Game2048Scene: Scene, GameScene {
         }
     }
 
-    private let sound: SoundBoard
-    private let storage: GameStorage
-    private let language: Language
     private var seeds: SeededRandom
     private(set) var model: Game2048Model
     private var boardSize: Int
@@ -54,7 +51,6 @@ public final class Game2048Scene: Scene, GameScene {
     private var dialog: Dialog?
 
     // Views
-    private let homeButton = Button("", icon: "🏠", kind: .secondary)
     private let tabs: TabBar
     private let startPage = View()
     private let logo = View()
@@ -80,23 +76,20 @@ public final class Game2048Scene: Scene, GameScene {
     private let themeTitle = Label("", style: Theme.heading.with(alignment: .left))
     private var swatches: [SwatchButton] = []
 
-    public init(sound: SoundBoard, storage: GameStorage, language: Language, seed: UInt64) {
-        self.sound = sound
-        self.storage = storage
-        self.language = language
-        seeds = SeededRandom(seed: seed)
-        let savedSize = storage.integer(Keys.size) ?? Game2048Model.defaultSize
-        boardSize = Game2048Model.sizes.contains(savedSize) ? savedSize : Game2048Model.defaultSize
+    public init(_ context: GameContext) {
+        let storage = context.storage
+        seeds = SeededRandom(seed: context.seed)
+        boardSize = Self.savedSize(storage)
         let savedTheme = storage.string(Keys.theme)
         themeIndex = BackgroundTheme.all.firstIndex { $0.key == savedTheme } ?? 0
         model = Game2048Model(checkedSize: boardSize, seed: seeds.next())
-        let zh = language == .chinese
+        let zh = context.language == .chinese
         tabs = TabBar(titles: zh ? ["游戏", "设置", "颜色"] : ["Game", "Settings", "Colour"],
                       icons: Self.tabIcons)
         board = BoardView(size: boardSize)
         scoreBox = ScoreBox(title: zh ? "分数" : "Score")
         bestBox = ScoreBox(title: zh ? "最高" : "Best")
-        super.init()
+        super.init(context, music: GameDescriptor.game2048.music)
         build()
     }
 
@@ -106,16 +99,16 @@ public final class Game2048Scene: Scene, GameScene {
         static func best(_ size: Int) -> String { "2048.best.\(size)x\(size)" }
     }
 
-    private func text(_ english: String, _ chinese: String) -> String {
-        language == .chinese ? chinese : english
+    /// The board size the player last chose (the default when none, or a bad value).
+    static func savedSize(_ storage: GameStorage) -> Int {
+        let saved = storage.integer(Keys.size) ?? Game2048Model.defaultSize
+        return Game2048Model.sizes.contains(saved) ? saved : Game2048Model.defaultSize
     }
 
     // MARK: - Building
 
     private func build() {
         backgroundColor = BackgroundTheme.all[themeIndex].color
-        homeButton.holdDuration = 0.8
-        homeButton.action = { [weak self] in self?.onHome?() }
         tabs.onSelect = { [weak self] index in self?.showTab(index) }
 
         // Start page: the logo tiles, "Ready?" and the button that starts play.
@@ -559,20 +552,15 @@ public final class Game2048Scene: Scene, GameScene {
         if let direction = autoplayer.bestMove(for: model) { move(direction) }
     }
 
-    public override func didAppear() {
-        sound.playMusic(.game2048)
-    }
-
     public override func willDisappear() {
         finishBoardAnimations()
+        super.willDisappear()
     }
 
-    public func pause() {
-        sound.pauseMusic()
-    }
-
-    public func resume() {
-        sound.resumeMusic()
+    /// Best scores are written as they are made (`refreshLabels`); the chosen size and
+    /// colour when chosen. A pause stops the slides where they would end.
+    public override func gameDidPause() {
+        finishBoardAnimations()
     }
 }
 

@@ -1,1 +1,16 @@
-// GuessPicture: being built; see docs/ARCHITECTURE.md.
+import Audio
+import Graphics
+import UI
+
+extension GameDescriptor {
+    /// Guess Picture (超级猜图): name the picture from 21 characters. A best score per pack
+    /// language.
+    public static var guessPicture: GameDescriptor {
+        GameDescriptor(
+            id: "guess_picture", names: [.english: "Guess Picture", .chinese: "超级猜图"],
+            emoji: "🖼", color: Color(hex: 0x3B82F6), music: .guessPicture,
+            best: BestScore(currentKey: { _, language in GuessPictureScene.bestKey(packLanguage: language.rawValue) },
+                            label: { score, language in language == .chinese ? "最高分 \(score)" : "High score \(score)" }),
+            makeScene: { GuessPictureScene($0) })
+    }
+}

@@ -11,26 +11,20 @@ import Glibc
 /// Guess Picture (超级猜图) on screen: the picture, its category, "n/total", the score, one
 /// slot per answer character, 21 option buttons in 7 columns, and hint / big picture / next.
 /// The rules live in `GuessPictureModel`; this view feeds it taps and time.
-public final class GuessPictureScene: Scene, GameScene {
-    public var isAutoplaying = false {
+public final class GuessPictureScene: GameScene {
+    public override var isAutoplaying: Bool {
         didSet { if isAutoplaying != oldValue { autoplayer = GuessPictureAutoplayer(seed: seed &+ 7) } }
     }
 
-    let sound: SoundBoard
-    let storage: GameStorage
-    let language: Language
-    let seed: UInt64
     /// The pack being played (nil when no valid pack was found).
     let pack: QuestionPack?
     /// Why packs were skipped, for the log and the "no packs" screen.
     let packErrors: [PackError]
     private(set) var game: GuessPictureModel
     private var autoplayer: GuessPictureAutoplayer
-    private(set) var isPaused = false
     private(set) var best: Int
 
     let topBar = View()
-    let homeButton = Button(icon: "🏠", kind: .secondary)
     let titleLabel = Label("", style: Theme.heading)
     let progressLabel = Label("", style: Theme.body.with(color: Theme.textDim, alignment: .right))
     let scoreLabel = Label("", style: Theme.heading.with(color: Theme.accent, alignment: .right))
@@ -46,13 +40,10 @@ public final class GuessPictureScene: Scene, GameScene {
     private let emptyLabel = Label("", style: Theme.body.with(color: Theme.textDim))
     private var shownIndex = -1
 
-    public init(sound: SoundBoard, storage: GameStorage, language: Language, seed: UInt64, dataDirectory: String) {
-        self.sound = sound
-        self.storage = storage
-        self.language = language
-        self.seed = seed
+    /// Packs are read from `<data_dir>/packs`; the kiosk's language picks one.
+    public init(_ context: GameContext) {
         let fonts = UIEnvironment.fonts
-        let loaded = QuestionPack.loadAll(directory: dataDirectory + "/packs") { picture in
+        let loaded = QuestionPack.loadAll(directory: context.dataDirectory + "/packs") { picture in
             guard let scalar = picture.unicodeScalars.first else { return false }
             // Asked of the font, not rendered: rendering every pack picture would fill the
             // picture cache with pictures no one sees yet, each time a scene is made.
@@ -60,16 +51,16 @@ public final class GuessPictureScene: Scene, GameScene {
         }
         for error in loaded.errors { Log.warning("guess picture: skipped \(error)") }
         packErrors = loaded.errors
-        pack = QuestionPack.pick(loaded.packs, language: language.rawValue)
+        pack = QuestionPack.pick(loaded.packs, language: context.language.rawValue)
         var rules = GuessPictureRules()
         rules.shufflesQuestions = true
-        game = GuessPictureModel(questions: pack?.questions ?? [], seed: seed, rules: rules)
-        autoplayer = GuessPictureAutoplayer(seed: seed &+ 7)
+        game = GuessPictureModel(questions: pack?.questions ?? [], seed: context.seed, rules: rules)
+        autoplayer = GuessPictureAutoplayer(seed: context.seed &+ 7)
         best = 0
         hintButton = Button("", icon: "💡", kind: .secondary)
         bigButton = Button("", icon: "🔍", kind: .secondary)
         nextButton = Button("", icon: "⏭", kind: .secondary)
-        super.init()
+        super.init(context, music: GameDescriptor.guessPicture.music)
         best = storage.integer(bestKey) ?? 0
         backgroundColor = Theme.background
 
@@ -79,8 +70,6 @@ public final class GuessPictureScene: Scene, GameScene {
         for button in [hintButton, bigButton, nextButton] {
             button.textStyle = Theme.button.with(size: 18, color: Theme.text)
         }
-        homeButton.holdDuration = 0.8
-        homeButton.action = { [weak self] in self?.onHome?() }
         hintButton.action = { [weak self] in self?.takeHint() }
         bigButton.action = { [weak self] in self?.showBigPicture() }
         nextButton.action = { [weak self] in self?.skip() }
@@ -107,11 +96,9 @@ public final class GuessPictureScene: Scene, GameScene {
         syncQuestion()
     }
 
-    private var bestKey: String { "guess.best.\(pack?.language ?? language.rawValue)" }
-
-    private func text(_ english: String, _ chinese: String) -> String {
-        language == .chinese ? chinese : english
-    }
+    /// Best scores are kept per pack language: the packs differ.
+    static func bestKey(packLanguage: String) -> String { "guess.best.\(packLanguage)" }
+    private var bestKey: String { Self.bestKey(packLanguage: pack?.language ?? language.rawValue) }
 
     // MARK: - Layout
 
@@ -380,24 +367,5 @@ public final class GuessPictureScene: Scene, GameScene {
         return true
     }
 
-    public override func didAppear() {
-        if !isAutoplaying && !isPaused { sound.playMusic(.guessPicture) }
-    }
-
-    public override func willDisappear() {
-        saveBest()
-    }
-
-    public func pause() {
-        guard !isPaused else { return }
-        isPaused = true
-        sound.pauseMusic()
-        saveBest()
-    }
-
-    public func resume() {
-        guard isPaused else { return }
-        isPaused = false
-        if !isAutoplaying { sound.resumeMusic() }
-    }
+    public override func saveProgress() { saveBest() }
 }

@@ -11,7 +11,7 @@ import Glibc
 /// Memory Match on the kiosk: a start screen (grid size, picture theme, best, PLAY), then
 /// the cards; a tap turns one, pairs stay open, a mismatch shows a moment and turns back,
 /// and the last pair brings a "play again?" dialog.
-public final class MemoryMatchScene: Scene, GameScene {
+public final class MemoryMatchScene: GameScene {
     static let flipDuration = 0.24
     /// Attract mode: seconds between taps, and the pause on a finished grid.
     static let autoplayInterval = 0.7
@@ -19,7 +19,7 @@ public final class MemoryMatchScene: Scene, GameScene {
     /// The dialog waits for the last pair's flip and glow.
     static let endDelay = 0.6
 
-    public var isAutoplaying = false {
+    public override var isAutoplaying: Bool {
         didSet {
             guard isAutoplaying != oldValue else { return }
             dialog?.dismiss()
@@ -32,9 +32,6 @@ public final class MemoryMatchScene: Scene, GameScene {
         }
     }
 
-    private let sound: SoundBoard
-    private let storage: GameStorage
-    private let language: Language
     private var seeds: SeededRandom
     private(set) var model: MemoryMatchModel
     private var themeIndex: Int
@@ -46,7 +43,6 @@ public final class MemoryMatchScene: Scene, GameScene {
     private(set) var showingGrid = false
 
     // Views
-    private let homeButton = Button("", icon: "🏠", kind: .secondary)
     private let startPage = View()
     private let titleLabel = Label("", style: Theme.title)
     private let showcase = View()
@@ -63,21 +59,19 @@ public final class MemoryMatchScene: Scene, GameScene {
     private let bestStat: StatView
     private let restartButton = Button("", kind: .secondary)
 
-    public init(sound: SoundBoard, storage: GameStorage, language: Language, seed: UInt64) {
-        self.sound = sound
-        self.storage = storage
-        self.language = language
-        seeds = SeededRandom(seed: seed)
-        let savedGrid = storage.string(Keys.grid).flatMap(GridSize.init(rawValue:)) ?? .fourByFour
+    public init(_ context: GameContext) {
+        let storage = context.storage
+        seeds = SeededRandom(seed: context.seed)
+        let savedGrid = Self.savedGrid(storage)
         let savedTheme = storage.string(Keys.theme)
         themeIndex = CardTheme.all.firstIndex { $0.key == savedTheme } ?? 0
         model = MemoryMatchModel(grid: savedGrid, seed: seeds.next())
         autoplayer = MemoryMatchAutoplayer(seed: seeds.next())
-        let zh = language == .chinese
+        let zh = context.language == .chinese
         movesStat = StatView(title: zh ? "步数" : "Moves")
         timeStat = StatView(title: zh ? "时间" : "Time")
         bestStat = StatView(title: zh ? "最佳" : "Best")
-        super.init()
+        super.init(context, music: GameDescriptor.memoryMatch.music)
         build()
     }
 
@@ -87,8 +81,9 @@ public final class MemoryMatchScene: Scene, GameScene {
         static func best(_ grid: GridSize) -> String { "memory.best.\(grid.rawValue)" }
     }
 
-    private func text(_ english: String, _ chinese: String) -> String {
-        language == .chinese ? chinese : english
+    /// The grid the player last chose (4x4 when none).
+    static func savedGrid(_ storage: GameStorage) -> GridSize {
+        storage.string(Keys.grid).flatMap(GridSize.init(rawValue:)) ?? .fourByFour
     }
 
     private var theme: CardTheme { CardTheme.all[themeIndex] }
@@ -97,8 +92,6 @@ public final class MemoryMatchScene: Scene, GameScene {
 
     private func build() {
         backgroundColor = Theme.background
-        homeButton.holdDuration = 0.8
-        homeButton.action = { [weak self] in self?.onHome?() }
 
         titleLabel.text = text("Memory Match", "记忆翻牌")
         gridTitle.text = text("CARDS", "牌数")
@@ -354,7 +347,7 @@ public final class MemoryMatchScene: Scene, GameScene {
 
     private func recordBest() {
         let key = Keys.best(model.grid)
-        if let best = storage.integer(key), best <= model.moves { return }
+        guard GameDescriptor.memoryMatch.best.isBetter(model.moves, than: storage.integer(key)) else { return }
         storage.setInteger(key, model.moves)
     }
 
@@ -424,19 +417,10 @@ public final class MemoryMatchScene: Scene, GameScene {
         if let index = autoplayer.nextTap(in: model) { handle(model.tap(index, now: now)) }
     }
 
-    public override func didAppear() {
-        sound.playMusic(.memoryMatch)
-    }
-
-    public func pause() {
-        model.pause(now: now)
-        sound.pauseMusic()
-    }
-
-    public func resume() {
-        model.resume(now: now)
-        sound.resumeMusic()
-    }
+    /// The clock and a showing mismatch's deadline stop while the player is away; the
+    /// best is written when a grid is finished (`recordBest`).
+    public override func gameDidPause() { model.pause(now: now) }
+    public override func gameDidResume() { model.resume(now: now) }
 }
 
 extension String {

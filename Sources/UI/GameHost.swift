@@ -1,5 +1,9 @@
-/// What a game scene gets from the kiosk besides sound: where to keep its best scores and
-/// settings, the language, and whether it plays itself (attract mode).
+import Audio
+import Graphics
+
+// What the kiosk and a game agree on: the game's identity (`GameDescriptor`, defined once
+// by the game's own module), what a scene gets to run (`GameContext`), and the scene base
+// that gives all games the same pause, resume, home button and words (`GameScene`).
 
 public enum Language: String, Sendable, CaseIterable {
     case english = "en"
@@ -8,7 +12,8 @@ public enum Language: String, Sendable, CaseIterable {
 
 /// Persistent per-game values (best scores, chosen theme, board size). The kiosk backs
 /// it with the atomic state store; tests use `MemoryStorage`. Keys are namespaced by the
-/// game, e.g. "2048.best.5x5".
+/// game, e.g. "2048.best.5x5"; a key holding ".best" is a score (the operator can clear
+/// those), everything else a setting.
 public protocol GameStorage: AnyObject {
     func integer(_ key: String) -> Int?
     func setInteger(_ key: String, _ value: Int)
@@ -25,11 +30,149 @@ public final class MemoryStorage: GameStorage {
     public func setString(_ key: String, _ value: String) { values[key] = value }
 }
 
-/// Implemented by every game scene so the kiosk can run it the same way.
-public protocol GameScene: Scene {
-    /// Attract mode: the scene plays itself with its autoplayer; touches are not passed in.
-    var isAutoplaying: Bool { get set }
-    /// Leaving (home, idle): pause music and the clock. Coming back: resume.
-    func pause()
-    func resume()
+/// Everything a game scene is built from.
+public struct GameContext {
+    public var sound: SoundBoard
+    public var storage: GameStorage
+    public var language: Language
+    /// Seeds the game's generator: the same seed deals the same game.
+    public var seed: UInt64
+    /// Where data files live (question packs, sprite sheets): `<data_dir>`.
+    public var dataDirectory: String
+
+    public init(sound: SoundBoard, storage: GameStorage, language: Language, seed: UInt64,
+                dataDirectory: String = "/usr/share/boardwalk") {
+        self.sound = sound
+        self.storage = storage
+        self.language = language
+        self.seed = seed
+        self.dataDirectory = dataDirectory
+    }
+}
+
+/// How a game ranks its results and where it keeps its best ones.
+public struct BestScore: Sendable {
+    /// Memory Match counts moves: fewer is better.
+    public let lowerIsBetter: Bool
+    /// The storage key of the best result for the variant in play now (2048's board size,
+    /// Memory's grid, Guess Picture's language): the one the menu shows.
+    public let currentKey: @Sendable (GameStorage, Language) -> String
+    /// The menu tile's words for a best result: "Best 120", "Fewest moves 14".
+    public let label: @Sendable (Int, Language) -> String
+
+    public init(lowerIsBetter: Bool = false,
+                currentKey: @escaping @Sendable (GameStorage, Language) -> String,
+                label: @escaping @Sendable (Int, Language) -> String) {
+        self.lowerIsBetter = lowerIsBetter
+        self.currentKey = currentKey
+        self.label = label
+    }
+
+    /// Whether `result` beats `best` (nil: nothing yet, anything beats it).
+    public func isBetter(_ result: Int, than best: Int?) -> Bool {
+        guard let best else { return true }
+        return lowerIsBetter ? result < best : result > best
+    }
+}
+
+/// A game as the kiosk knows it. Each game module defines exactly one; the kiosk's
+/// catalogue lists them, and the config's game list, the menu, the attract mode and the
+/// state store read ids, names and score keys from here.
+public struct GameDescriptor {
+    /// The id in config files (`kiosk.enabled_games`), scripts and logs: "beat_zombies".
+    public let id: String
+    public let names: [Language: String]
+    /// The menu tile's picture and colour.
+    public let emoji: String
+    public let color: Color
+    /// The game's tune (Audio's `Music`): started when the scene appears, paused with it.
+    public let music: Music
+    public let best: BestScore
+    public let makeScene: (GameContext) -> GameScene
+
+    public init(id: String, names: [Language: String], emoji: String, color: Color, music: Music,
+                best: BestScore, makeScene: @escaping (GameContext) -> GameScene) {
+        self.id = id
+        self.names = names
+        self.emoji = emoji
+        self.color = color
+        self.music = music
+        self.best = best
+        self.makeScene = makeScene
+    }
+
+    public func name(_ language: Language) -> String { names[language] ?? names[.english] ?? id }
+
+    /// The best result for the variant in play, if any.
+    public func bestResult(_ storage: GameStorage, language: Language) -> Int? {
+        storage.integer(best.currentKey(storage, language))
+    }
+}
+
+/// The base of every game scene, so the kiosk runs them all the same way: `pause()` when
+/// the player leaves (home, idle, attract), `resume()` when the same scene is opened again.
+/// Pausing twice is pausing once; a pause always saves (`saveProgress`). The subclass says
+/// what its clock does (`gameDidPause`/`gameDidResume`) and whether its tune should play now
+/// (`wantsMusic`).
+open class GameScene: Scene {
+    public let sound: SoundBoard
+    public let storage: GameStorage
+    public let language: Language
+    public let seed: UInt64
+    public let music: Music
+    /// Held 0.8 s (a stray tap must not end a game), then `onHome`.
+    public let homeButton = Button(icon: "🏠", kind: .secondary)
+    public private(set) var isPaused = false
+    /// Attract mode: the scene plays itself with its autoplayer, silently for the player
+    /// (the kiosk gives it its own sound board); touches are not passed in.
+    open var isAutoplaying = false
+
+    public init(_ context: GameContext, music: Music) {
+        sound = context.sound
+        storage = context.storage
+        language = context.language
+        seed = context.seed
+        self.music = music
+        super.init()
+        homeButton.holdDuration = 0.8
+        homeButton.action = { [weak self] in self?.onHome?() }
+    }
+
+    /// The player's language picks the words.
+    public func text(_ english: String, _ chinese: String) -> String {
+        language == .chinese ? chinese : english
+    }
+
+    /// Whether the tune should be playing now (not in attract mode; some games stop it at
+    /// game over).
+    open var wantsMusic: Bool { !isAutoplaying }
+
+    /// Writes what must survive a restart (best scores). Called on pause and on leaving.
+    open func saveProgress() {}
+    /// The clock stops here: timers, deadlines, animations that count against the player.
+    open func gameDidPause() {}
+    open func gameDidResume() {}
+
+    public final func pause() {
+        guard !isPaused else { return }
+        isPaused = true
+        sound.pauseMusic()
+        gameDidPause()
+        saveProgress()
+    }
+
+    public final func resume() {
+        guard isPaused else { return }
+        isPaused = false
+        gameDidResume()
+        if wantsMusic { sound.resumeMusic() }
+    }
+
+    open override func didAppear() {
+        if wantsMusic && !isPaused { sound.playMusic(music) }
+    }
+
+    open override func willDisappear() {
+        saveProgress()
+    }
 }

@@ -33,7 +33,7 @@ final class BenchRig {
         mkdir(stateDirectory, 0o700)
         store = StateStore(directory: stateDirectory, now: now)
         kiosk = Kiosk(screen: Screen(width: width, height: height), settings: settings, store: store,
-                      sound: RecordingSoundBoard(), catalog: .standard(dataDirectory: benchDataDirectory), now: now)
+                      sound: RecordingSoundBoard(), catalog: .standard, now: now)
         // The first frame, as the kiosk shows it after start-up.
         _ = frame()
     }
@@ -122,8 +122,8 @@ struct SceneBenchOptions {
 /// menu, attract and each catalogue game at each size; a game whose scene does not exist
 /// yet is a row with a note, so it joins the bench once it is merged.
 func sceneBench(_ options: SceneBenchOptions, stateDirectory: String) -> [ReportRow] {
-    let catalog = GameCatalog.standard(dataDirectory: benchDataDirectory)
-    let ids = catalog.entries.map(\.id)
+    let catalog = GameCatalog.standard
+    let ids = catalog.ids
     var cases = [SceneCase(name: "menu", games: ids, attract: false, busySeconds: 0.5),
                  SceneCase(name: "attract", games: ids, attract: true, busySeconds: 2)]
     for id in ids {

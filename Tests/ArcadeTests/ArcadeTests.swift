@@ -1,2 +1,3 @@
+import TestSupport
 import XCTest
 @testable import Arcade

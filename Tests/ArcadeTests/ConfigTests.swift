@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 @testable import Arcade
 
@@ -59,7 +60,7 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(s.audio.bufferPeriods, 4)
         XCTAssertEqual(s.audio.volume, 65)
         XCTAssertEqual(s.audio.soundsDir, "/srv/kiosk/sounds")
-        XCTAssertEqual(s.kiosk.language, .zh)
+        XCTAssertEqual(s.kiosk.language, .chinese)
         XCTAssertEqual(s.kiosk.enabledGames, ["2048", "memory"])
         XCTAssertEqual(s.kiosk.idleToMenuSeconds, 45)
         XCTAssertEqual(s.kiosk.menuToAttractSeconds, 0)
@@ -164,7 +165,7 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(s.audio.periodFrames, 1200, "file beats board")
         XCTAssertEqual(s.audio.mixerControl, "PCM")
         XCTAssertEqual(s.audio.volume, 30)
-        XCTAssertEqual(s.kiosk.language, .en, "--set beats file")
+        XCTAssertEqual(s.kiosk.language, .english, "--set beats file")
         XCTAssertEqual(s.kiosk.stateDir, dir + "/state")
         XCTAssertEqual(s.kiosk.board, "pi7")
     }

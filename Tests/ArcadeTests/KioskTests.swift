@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 import Graphics
 import Input
@@ -13,7 +14,7 @@ func makeRunner(_ test: XCTestCase, configure: (inout Settings) -> Void = { _ in
     configure(&settings)
     let store = StateStore(directory: dir, now: 1)
     let runner = try HeadlessRunner(settings: settings, width: 800, height: 480, store: store,
-                                    catalog: .standard(dataDirectory: settings.kiosk.dataDir))
+                                    catalog: .standard)
     // 20 frames a second keeps debug-build tests quick; rules run in fixed steps anyway.
     runner.frameInterval = 1.0 / 20
     return (runner, store)

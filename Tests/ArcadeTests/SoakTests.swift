@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 @testable import Arcade
 import Graphics
@@ -14,7 +15,7 @@ final class SoakTests: XCTestCase {
         settings.kiosk.attractSecondsPerGame = 15
         let store = StateStore(directory: directory, now: 1)
         return try HeadlessRunner(settings: settings, width: 480, height: 320, store: store,
-                                  catalog: .standard(dataDirectory: nil))
+                                  catalog: .standard)
     }
 
     private func soak(hours: Double, directory: String, lines: inout [String]) throws

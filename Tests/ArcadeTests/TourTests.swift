@@ -1,10 +1,9 @@
+import TestSupport
 import XCTest
 import Graphics
 import UI
 @testable import Arcade
 
-let arcadeReferences = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("References").path
-let arcadeFailures = sourceRoot + "/out/test-failures"
 
 /// The whole kiosk as a player and an operator meet it, played from the tour script that
 /// `make run` also shows; every screenshot is a reference image.
@@ -20,10 +19,7 @@ final class TourTests: XCTestCase {
         XCTAssertEqual(names.count, 11)
         for name in names {
             let shot = try Surface.loadPNG("\(shots)/\(name).png")
-            if let mismatch = ReferenceImages.check(shot, reference: "\(arcadeReferences)/tour-\(name).png",
-                                                    failureDirectory: arcadeFailures) {
-                XCTFail(mismatch.description)
-            }
+            assertMatchesReference(shot, "tour-\(name)")
         }
         // What the operator changed stuck, and every game was opened once.
         XCTAssertEqual(store.setting("audio.volume"), "70")

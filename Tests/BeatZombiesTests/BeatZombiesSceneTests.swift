@@ -4,48 +4,24 @@ import Foundation
 import Graphics
 import Input
 import UI
+import TestSupport
 import XCTest
 @testable import BeatZombies
 
-private let testsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-private let referenceDirectory = testsDirectory.appendingPathComponent("References").path
-private let outDirectory = testsDirectory.deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("out").path
+typealias SceneDriver = SceneHarness<BeatZombiesScene>
 
-/// Drives a scene through a Screen the way the kiosk does: frames at a fixed rate, taps as
-/// touch events in pixels.
-final class SceneDriver {
-    let screen: Screen
-    let scene: BeatZombiesScene
-    let sound = RecordingSoundBoard()
-    let storage = MemoryStorage()
-    var now = 100.0
-    private var touchID = 1
+/// Beat Zombies as the kiosk makes it; `dataDirectory` may hold operator art in zombies/.
+func makeDriver(width: Int, height: Int, language: Language = .english, seed: UInt64 = 1,
+                dataDirectory: String = "/nonexistent") -> SceneDriver {
+    let driver = SceneDriver(width: width, height: height, language: language, seed: seed,
+                             dataDirectory: dataDirectory) { BeatZombiesScene($0) }
+    // Zombies are hit on touch-down: taps pass no frames.
+    driver.tapHold = 0
+    driver.tapSettle = 0
+    return driver
+}
 
-    init(width: Int, height: Int, language: Language = .english, seed: UInt64 = 1, spriteDirectory: String? = nil) {
-        screen = Screen(width: width, height: height)
-        scene = BeatZombiesScene(sound: sound, storage: storage, language: language, seed: seed,
-                                 spriteDirectory: spriteDirectory)
-        screen.show(scene, now: now)
-        screen.renderFrame(now: now)
-    }
-
-    func run(seconds: Double, fps: Double = 20) {
-        let frames = Int((seconds * fps).rounded())
-        for _ in 0..<frames {
-            now += 1 / fps
-            screen.renderFrame(now: now)
-        }
-    }
-
-    /// Touch-down and lift at a point in scene points.
-    func tap(_ point: Point) {
-        let x = point.x * screen.scale, y = point.y * screen.scale
-        touchID += 1
-        screen.handle(.touch(TouchEvent(phase: .down, id: touchID, x: x, y: y, time: now)))
-        screen.handle(.touch(TouchEvent(phase: .up, id: touchID, x: x, y: y, time: now + 0.03)))
-    }
-
+extension SceneHarness where S == BeatZombiesScene {
     /// Where a zombie is drawn, in scene points (nil when none is fully on the lawn).
     func visibleZombieCenter() -> Point? {
         let game = scene.game
@@ -58,7 +34,7 @@ final class SceneDriver {
         return Point(lawn.minX + r.midX, lawn.minY + r.midY)
     }
 
-    /// Waits for a zombie on the lawn and taps it.
+    /// Waits for a zombie on the lawn and taps it (zombies are hit on touch-down).
     func tapAZombie(file: StaticString = #filePath, line: UInt = #line) {
         for _ in 0..<2000 {
             if let point = visibleZombieCenter() {
@@ -69,27 +45,13 @@ final class SceneDriver {
         }
         XCTFail("no zombie came", file: file, line: line)
     }
-
-    func effects(_ sound: Sound) -> Int {
-        self.sound.requests.filter { $0 == .effect(sound) }.count
-    }
-
-    /// Writes the frame to out/shots for people to look at and compares it with the reference.
-    func check(_ name: String, file: StaticString = #filePath, line: UInt = #line) {
-        try? FileManager.default.createDirectory(atPath: outDirectory + "/shots", withIntermediateDirectories: true)
-        try? screen.shadow.writePNG(outDirectory + "/shots/\(name).png")
-        if let mismatch = ReferenceImages.check(screen.shadow, reference: "\(referenceDirectory)/\(name).png",
-                                                failureDirectory: outDirectory + "/test-failures") {
-            XCTFail(mismatch.description, file: file, line: line)
-        }
-    }
 }
 
 final class BeatZombiesSceneTests: XCTestCase {
     /// The headless script of the issue: taps, a speed-up, game over, restart; each step a
     /// reference image.
     func testAScriptedGame() {
-        let driver = SceneDriver(width: 800, height: 480)
+        let driver = makeDriver(width: 800, height: 480)
         XCTAssertEqual(driver.sound.requests.first, .music(.beatZombies), "music starts with the game")
         driver.run(seconds: 9)
         driver.check("zombies-playing-800x480")
@@ -137,7 +99,7 @@ final class BeatZombiesSceneTests: XCTestCase {
     }
 
     func testChineseAndABigScreen() {
-        let driver = SceneDriver(width: 1280, height: 800, language: .chinese, seed: 3)
+        let driver = makeDriver(width: 1280, height: 800, language: .chinese, seed: 3)
         driver.run(seconds: 12)
         driver.tapAZombie()
         driver.run(seconds: 0.2)
@@ -146,13 +108,13 @@ final class BeatZombiesSceneTests: XCTestCase {
     }
 
     func testPortrait() {
-        let driver = SceneDriver(width: 480, height: 800, seed: 4)
+        let driver = makeDriver(width: 480, height: 800, seed: 4)
         driver.run(seconds: 10)
         driver.check("zombies-playing-480x800")
     }
 
     func testAnArcadeStickPicksAndBeatsZombies() {
-        let driver = SceneDriver(width: 800, height: 480, seed: 6)
+        let driver = makeDriver(width: 800, height: 480, seed: 6)
         driver.run(seconds: 12)
         func press(_ key: Key) {
             driver.screen.handle(.key(KeyEvent(key: key, isPressed: true, time: driver.now)))
@@ -180,9 +142,9 @@ final class BeatZombiesSceneTests: XCTestCase {
     /// Operator art: a sheet of 4 frames in a 2x2 grid for the first kind, a missing sheet
     /// and a bad description for two others (reported, those kinds keep their emoji).
     func testOperatorSpriteSheets() throws {
-        let dir = NSTemporaryDirectory() + "sprites-\(UUID().uuidString)"
+        let dataDir = try makeTemporaryDirectory(self)
+        let dir = dataDir + "/zombies"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
         let colors = [Color(hex: 0xD04040), Color(hex: 0x40A040), Color(hex: 0x4060D0), Color(hex: 0xE0C020)]
         let sheet = Surface(width: 166, height: 144, format: .argb8888)
         let canvas = Canvas(surface: sheet)
@@ -213,13 +175,13 @@ final class BeatZombiesSceneTests: XCTestCase {
         XCTAssertThrowsError(try ZombieSprites.slice(sheet, count: 9, width: 83, height: 72, file: "walker.png"))
         XCTAssertEqual(ZombieSprites.load(directory: dir + "/none").errors, [], "no sprites.json: emoji, quietly")
 
-        let driver = SceneDriver(width: 800, height: 480, seed: 9, spriteDirectory: dir)
+        let driver = makeDriver(width: 800, height: 480, seed: 9, dataDirectory: dataDir)
         driver.run(seconds: 12)
         driver.check("zombies-sprites-800x480")
     }
 
     func testTwoFingersBeatTwoZombiesAtOnce() {
-        let driver = SceneDriver(width: 800, height: 480, seed: 8)
+        let driver = makeDriver(width: 800, height: 480, seed: 8)
         let game = { driver.scene.game }
         var points: [Point] = []
         for _ in 0..<600 where points.isEmpty {
@@ -250,7 +212,7 @@ final class BeatZombiesSceneTests: XCTestCase {
     }
 
     func testPauseStopsTheClockAndTheMusic() {
-        let driver = SceneDriver(width: 800, height: 480)
+        let driver = makeDriver(width: 800, height: 480)
         driver.run(seconds: 2)
         driver.scene.pause()
         let zombies = driver.scene.game.zombies
@@ -265,7 +227,7 @@ final class BeatZombiesSceneTests: XCTestCase {
     }
 
     func testAttractModePlaysItselfAndKeepsNoBestScore() {
-        let driver = SceneDriver(width: 800, height: 480)
+        let driver = makeDriver(width: 800, height: 480)
         driver.scene.isAutoplaying = true
         driver.tap(Point(400, 300))
         driver.run(seconds: 40, fps: 30)
@@ -275,7 +237,7 @@ final class BeatZombiesSceneTests: XCTestCase {
     }
 
     func testIdleFramesDrawOnlyTheLawn() {
-        let driver = SceneDriver(width: 800, height: 480)
+        let driver = makeDriver(width: 800, height: 480)
         driver.run(seconds: 1)
         let damage = driver.screen.renderFrame(now: driver.now + 1.0 / 60)
         // The top bar (score, house meter) is not redrawn while nothing there changes.
@@ -294,7 +256,7 @@ final class BeatZombiesSceneTests: XCTestCase {
             let pages = Int(text.split(separator: " ")[1]) ?? 0
             return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
         }
-        let driver = SceneDriver(width: 480, height: 320)
+        let driver = makeDriver(width: 480, height: 320)
         var random = SeededRandom(seed: 1234)
         var samples: [Int] = []
         var games = 1

@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 import Audio
 import Graphics
@@ -5,101 +6,22 @@ import Input
 import UI
 @testable import Game2048
 
-private let referenceDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .appendingPathComponent("References").path
-private let failureDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("out/test-failures").path
+private typealias Harness = SceneHarness<Game2048Scene>
 
-private func assertReference(_ screen: Screen, _ name: String, file: StaticString = #filePath, line: UInt = #line) {
-    if let mismatch = ReferenceImages.check(screen.shadow, reference: "\(referenceDirectory)/\(name).png",
-                                            failureDirectory: failureDirectory) {
-        XCTFail(mismatch.description, file: file, line: line)
-    }
+/// The scene as the kiosk makes it, on a screen of the given size.
+private func makeHarness(width: Int = 800, height: Int = 480, storage: MemoryStorage = MemoryStorage(),
+                         language: Language = .english, seed: UInt64 = 2048) -> Harness {
+    Harness(width: width, height: height, language: language, seed: seed, storage: storage, now: 10) { Game2048Scene($0) }
 }
 
-/// Drives a scene the way the kiosk does: pixels in, frames out, time passed in.
-private final class Harness {
-    let screen: Screen
-    let scene: Game2048Scene
-    let storage: MemoryStorage
-    let sound = RecordingSoundBoard()
-    var now = 10.0
-    /// Frames per second of the simulated display; low keeps debug-build tests quick.
-    var rate = 20.0
-
-    init(width: Int = 800, height: Int = 480, storage: MemoryStorage = MemoryStorage(),
-         language: Language = .english, seed: UInt64 = 2048) {
-        self.storage = storage
-        screen = Screen(width: width, height: height)
-        scene = Game2048Scene(sound: sound, storage: storage, language: language, seed: seed)
-        screen.show(scene, now: now)
-        screen.renderFrame(now: now)
-    }
-
-    /// Renders frames for `seconds` at `rate`.
-    func run(_ seconds: Double) {
-        let end = now + seconds
-        while now < end {
-            now += 1.0 / rate
-            screen.renderFrame(now: now)
-        }
-    }
-
-    func tap(_ view: View) {
-        let p = view.rectInRoot.center
-        screen.handle(.touch(TouchEvent(phase: .down, id: 1, x: p.x * screen.scale, y: p.y * screen.scale, time: now)))
-        run(0.05)
-        screen.handle(.touch(TouchEvent(phase: .up, id: 1, x: p.x * screen.scale, y: p.y * screen.scale, time: now)))
-        run(0.05)
-    }
-
-    private var gestures: GestureRecognizer?
-    private var nextTouch = 10
-
-    /// A finger drawn across the board, as the kiosk sees it: touch events in pixels go to
-    /// the scene and through the gesture recognizer, whose swipe reaches `handleSwipe`.
-    /// No frames pass, so a swipe can land in the middle of a slide.
-    func swipe(_ direction: SwipeDirection) {
-        if gestures == nil { gestures = GestureRecognizer(pixelsPerPoint: screen.scale) }
-        let centre = scene.board.rectInRoot.center
-        let reach = 90.0
-        let (dx, dy): (Double, Double) = switch direction {
-        case .left: (-reach, 0)
-        case .right: (reach, 0)
-        case .up: (0, -reach)
-        case .down: (0, reach)
-        }
-        nextTouch += 1
-        for step in 0...4 {
-            let t = Double(step) / 4
-            let phase: TouchPhase = step == 0 ? .down : step == 4 ? .up : .move
-            let event = TouchEvent(phase: phase, id: nextTouch, x: (centre.x + dx * t) * screen.scale,
-                                   y: (centre.y + dy * t) * screen.scale, time: now + 0.03 * t)
-            screen.handle(.touch(event))
-            for gesture in gestures!.handle(event) { screen.handle(gesture) }
-        }
-    }
-
-    func key(_ key: Key) {
-        screen.handle(.key(KeyEvent(key: key, isPressed: true, time: now)))
-        screen.handle(.key(KeyEvent(key: key, isPressed: false, time: now)))
-    }
-
-    func button(titled title: String) -> Button? {
-        func find(_ view: View) -> Button? {
-            if let b = view as? Button, b.title == title, b.isVisibleInTree { return b }
-            // Topmost first, so a dialog's button wins over the page behind it.
-            for v in view.subviews.reversed() { if let b = find(v) { return b } }
-            return nil
-        }
-        return find(scene)
-    }
+extension SceneHarness where S == Game2048Scene {
+    /// A finger drawn across the board.
+    func swipe(_ direction: SwipeDirection) { swipe(direction, from: scene.board.rectInRoot.center) }
 }
-
 final class Game2048SceneTests: XCTestCase {
     func testStartScreenThenPlayBySwipeAndKey() throws {
-        let h = Harness()
-        assertReference(h.screen, "2048-start-800x480")
+        let h = makeHarness()
+        assertMatchesReference(h.screen.shadow, "2048-start-800x480")
         XCTAssertFalse(h.scene.started)
         h.swipe(.left)
         XCTAssertEqual(h.scene.model.moveCount, 0, "no moves before ready")
@@ -112,88 +34,88 @@ final class Game2048SceneTests: XCTestCase {
         for direction in [SwipeDirection.left, .up, .right, .down] {
             expected.move(Direction(direction))
             h.swipe(direction)
-            h.run(0.3)
+            h.run(seconds: 0.3)
         }
         for key in [Key.left, .up, .left, .down] {
             let direction: Direction = key == .left ? .left : key == .up ? .up : .down
             expected.move(direction)
             h.key(key)
-            h.run(0.3)
+            h.run(seconds: 0.3)
         }
         XCTAssertEqual(h.scene.model, expected)
         XCTAssertGreaterThan(h.scene.model.moveCount, 3)
         assertTilesMatchModel(h.scene)
-        assertReference(h.screen, "2048-game-800x480")
+        assertMatchesReference(h.screen.shadow, "2048-game-800x480")
     }
 
     func testASwipeDuringTheSlideIsNotLost() {
-        let h = Harness()
+        let h = makeHarness()
         h.scene.start()
         h.scene.load(try! Game2048Model(rows: [[2, 0, 0, 2, 0], [0, 0, 0, 0, 0], [0, 0, 4, 0, 0],
                                                 [0, 0, 0, 0, 0], [0, 0, 0, 0, 8]], seed: 3))
-        h.run(0.1)
+        h.run(seconds: 0.1)
         h.swipe(.left)
-        h.run(0.03)  // mid-slide
+        h.run(seconds: 0.03)  // mid-slide
         h.swipe(.right)
         h.swipe(.up)
         XCTAssertEqual(h.scene.model.moveCount, 3)
-        h.run(0.4)
+        h.run(seconds: 0.4)
         assertTilesMatchModel(h.scene)
     }
 
     /// Frames in the middle of a move: tiles part-way along, then the merged tile popping.
     func testSlideAndPopFrames() throws {
-        let h = Harness()
+        let h = makeHarness()
         h.scene.start()
         h.scene.load(try Game2048Model(rows: [[0, 2, 0, 2, 0], [0, 0, 0, 0, 64], [4, 0, 4, 0, 8],
                                               [0, 0, 0, 0, 0], [16, 0, 0, 0, 2]], seed: 12))
-        h.run(0.1)
-        h.rate = 60
+        h.run(seconds: 0.1)
+        h.fps = 60
         h.swipe(.right)
-        h.run(0.05)
-        assertReference(h.screen, "2048-mid-slide-800x480")
-        h.run(0.1)
-        assertReference(h.screen, "2048-pop-800x480")
-        h.run(0.3)
+        h.run(seconds: 0.05)
+        assertMatchesReference(h.screen.shadow, "2048-mid-slide-800x480")
+        h.run(seconds: 0.1)
+        assertMatchesReference(h.screen.shadow, "2048-pop-800x480")
+        h.run(seconds: 0.3)
         assertTilesMatchModel(h.scene)
     }
 
     func testSettingsAndColourThemePersist() throws {
         let storage = MemoryStorage()
-        let h = Harness(storage: storage)
+        let h = makeHarness(storage: storage)
         h.scene.start()
-        h.run(0.1)
+        h.run(seconds: 0.1)
         h.tap(try XCTUnwrap(h.button(titled: "Settings")))
         h.tap(try XCTUnwrap(h.button(titled: "4×4")))
         XCTAssertEqual(storage.integer("2048.size"), 4)
         XCTAssertEqual(h.scene.model.size, 4)
-        h.run(0.3)
-        assertReference(h.screen, "2048-settings-800x480")
+        h.run(seconds: 0.3)
+        assertMatchesReference(h.screen.shadow, "2048-settings-800x480")
 
         h.tap(try XCTUnwrap(h.button(titled: "Colour")))
         h.tap(try XCTUnwrap(h.button(titled: "Ocean")))
         XCTAssertEqual(storage.string("2048.theme"), "ocean")
-        h.run(0.3)
-        assertReference(h.screen, "2048-theme-800x480")
+        h.run(seconds: 0.3)
+        assertMatchesReference(h.screen.shadow, "2048-theme-800x480")
 
         h.tap(try XCTUnwrap(h.button(titled: "Game")))
-        h.run(0.3)
-        assertReference(h.screen, "2048-game-4x4-ocean-800x480")
+        h.run(seconds: 0.3)
+        assertMatchesReference(h.screen.shadow, "2048-game-4x4-ocean-800x480")
 
         // A new scene (the next visit) finds both choices.
-        let again = Harness(storage: storage)
+        let again = makeHarness(storage: storage)
         XCTAssertEqual(again.scene.model.size, 4)
         XCTAssertEqual(again.scene.backgroundColor, BackgroundTheme.all[1].color)
     }
 
     func testPracticeButtonsAndBestScore() throws {
         let storage = MemoryStorage()
-        let h = Harness(storage: storage)
+        let h = makeHarness(storage: storage)
         h.scene.start()
         h.scene.load(try Game2048Model(rows: [[2, 2, 0, 0, 0], [4, 4, 0, 0, 0], [0, 0, 0, 0, 0],
                                               [0, 0, 0, 0, 0], [0, 0, 0, 0, 0]], seed: 1))
         h.key(.left)
-        h.run(0.3)
+        h.run(seconds: 0.3)
         XCTAssertEqual(storage.integer("2048.best.5x5"), 12)
         h.tap(try XCTUnwrap(h.button(titled: "Settings")))
         h.tap(try XCTUnwrap(h.button(titled: "Clear board")))
@@ -203,20 +125,20 @@ final class Game2048SceneTests: XCTestCase {
         XCTAssertEqual(h.scene.model.tiles.count, 2)
         XCTAssertTrue(h.scene.isPractice)
         h.tap(try XCTUnwrap(h.button(titled: "Game")))
-        h.run(0.3)
+        h.run(seconds: 0.3)
         assertTilesMatchModel(h.scene)
     }
 
     func testWinPanelAndKeepGoing() throws {
-        let h = Harness()
+        let h = makeHarness()
         h.scene.start()
         h.scene.load(try Game2048Model(rows: [[1024, 1024, 0, 0, 0], [512, 256, 128, 64, 32], [2, 4, 8, 16, 0],
                                               [0, 0, 0, 0, 0], [0, 0, 0, 0, 2]], seed: 5, score: 20000))
         h.key(.left)
-        h.run(0.4)
+        h.run(seconds: 0.4)
         XCTAssertEqual(h.scene.model.phase, .won)
         XCTAssertTrue(h.sound.requests.contains(.effect(.win)))
-        assertReference(h.screen, "2048-win-800x480")
+        assertMatchesReference(h.screen.shadow, "2048-win-800x480")
         h.tap(try XCTUnwrap(h.button(titled: "Keep going")))
         XCTAssertEqual(h.scene.model.phase, .playing)
         h.key(.right)
@@ -224,31 +146,31 @@ final class Game2048SceneTests: XCTestCase {
     }
 
     func testGameOverPanel() throws {
-        let h = Harness()
+        let h = makeHarness()
         h.scene.start()
         h.scene.load(try Game2048Model(rows: [[2, 4, 2], [8, 2, 4], [16, 32, 0]], seed: 6))
         h.key(.right)
-        h.run(0.4)
+        h.run(seconds: 0.4)
         XCTAssertEqual(h.scene.model.phase, .over)
-        assertReference(h.screen, "2048-over-800x480")
+        assertMatchesReference(h.screen.shadow, "2048-over-800x480")
         h.tap(try XCTUnwrap(h.button(titled: "Undo")))
         XCTAssertEqual(h.scene.model.phase, .playing)
     }
 
     func testPortraitAndChinese() throws {
-        let h = Harness(width: 480, height: 800, language: .chinese)
-        assertReference(h.screen, "2048-start-zh-480x800")
+        let h = makeHarness(width: 480, height: 800, language: .chinese)
+        assertMatchesReference(h.screen.shadow, "2048-start-zh-480x800")
         h.tap(try XCTUnwrap(h.button(titled: "开始！")))
         h.key(.up)
-        h.run(0.4)
-        assertReference(h.screen, "2048-game-zh-480x800")
+        h.run(seconds: 0.4)
+        assertMatchesReference(h.screen.shadow, "2048-game-zh-480x800")
     }
 
     /// A stick alone reaches everything: confirm lifts the focus to the buttons, up to the
     /// tabs; choosing the game tab hands the arrows back to the tiles.
     func testStickReachesTheTabsAndBack() throws {
         let storage = MemoryStorage()
-        let h = Harness(storage: storage)
+        let h = makeHarness(storage: storage)
         h.key(.confirm)  // "Let's go!" has the focus on the start screen
         XCTAssertTrue(h.scene.started)
         h.key(.left)
@@ -287,15 +209,15 @@ final class Game2048SceneTests: XCTestCase {
     }
 
     func testAttractModePlaysItself() {
-        let h = Harness(seed: 77)
-        h.rate = 10
+        let h = makeHarness(seed: 77)
+        h.fps = 10
         h.scene.isAutoplaying = true
         XCTAssertTrue(h.scene.started)
         XCTAssertTrue(h.scene.isLive)
-        h.run(5)
+        h.run(seconds: 5)
         XCTAssertGreaterThan(h.scene.model.moveCount, 10)
         h.scene.isAutoplaying = false
-        h.run(0.3)
+        h.run(seconds: 0.3)
         assertTilesMatchModel(h.scene)
         XCTAssertNil(h.storage.integer("2048.best.5x5"), "the attract mode sets no record")
     }

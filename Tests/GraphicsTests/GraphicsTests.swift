@@ -1,18 +1,6 @@
+import TestSupport
 import XCTest
 @testable import Graphics
-
-/// Where reference PNGs live: beside this file, in References/.
-let referenceDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .appendingPathComponent("References").path
-let failureDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("out/test-failures").path
-
-func assertReference(_ surface: Surface, _ name: String, file: StaticString = #filePath, line: UInt = #line) {
-    if let mismatch = ReferenceImages.check(surface, reference: "\(referenceDirectory)/\(name).png",
-                                            failureDirectory: failureDirectory) {
-        XCTFail(mismatch.description, file: file, line: line)
-    }
-}
 
 final class GraphicsTests: XCTestCase {
     nonisolated(unsafe) static let fonts: FontLibrary = try! FontLibrary()
@@ -31,7 +19,7 @@ final class GraphicsTests: XCTestCase {
         c.fill(Rect(10.5, 160.25, 60, 30), Color(hex: 0xFFFFFF, alpha: 128))
         c.shadow(Rect(100, 155, 80, 30), radius: 10)
         c.fillRoundedRect(Rect(100, 155, 80, 30), radius: 10, Color(hex: 0xEEEEEE))
-        assertReference(s, "shapes")
+        assertMatchesReference(s, "shapes")
         // Anti-aliased: the circle's edge has partial coverage, its centre is solid.
         XCTAssertEqual(s.pixel(x: 40, y: 110), Color(hex: 0x22C55E))
         let edge = s.pixel(x: 40 + 29, y: 110)
@@ -45,7 +33,7 @@ final class GraphicsTests: XCTestCase {
         c.fill(Rect(0, 0, 300, 80), Color(hex: 0x1B1F2A))
         c.drawText("Beat Zombies 2048", in: Rect(0, 0, 300, 40), style: TextStyle(size: 24, weight: .bold), fonts: Self.fonts)
         c.drawText("Tap to play!", in: Rect(0, 40, 300, 40), style: TextStyle(size: 18, color: Color(hex: 0xF5C542)), fonts: Self.fonts)
-        assertReference(s, "text-latin")
+        assertMatchesReference(s, "text-latin")
     }
 
     func testChineseText() {
@@ -53,7 +41,7 @@ final class GraphicsTests: XCTestCase {
         let c = Canvas(surface: s, scale: 1)
         c.fill(Rect(0, 0, 300, 60), Color(hex: 0xFFFFFF))
         c.drawText("超级猜图 猫", in: Rect(0, 0, 300, 60), style: TextStyle(size: 32, color: .black), fonts: Self.fonts)
-        assertReference(s, "text-chinese")
+        assertMatchesReference(s, "text-chinese")
         XCTAssertGreaterThan(Self.fonts.measure("猫", style: TextStyle(size: 32), scale: 1), 25)
     }
 
@@ -63,7 +51,7 @@ final class GraphicsTests: XCTestCase {
         c.fill(Rect(0, 0, 200, 100), Color(hex: 0x2D6A4F))
         c.drawEmoji("🧟", in: Rect(0, 0, 100, 100), fonts: Self.fonts)
         c.drawText("🍎🧠", in: Rect(100, 0, 100, 100), style: TextStyle(size: 36), fonts: Self.fonts)
-        assertReference(s, "emoji")
+        assertMatchesReference(s, "emoji")
         // Colour, not a grey mask: somewhere the zombie's skin is clearly non-grey.
         var coloured = 0
         for y in stride(from: 0, to: 100, by: 2) { for x in stride(from: 0, to: 100, by: 2) {
@@ -84,7 +72,7 @@ final class GraphicsTests: XCTestCase {
         c.drawImage(sprite, in: Rect(10, 10, 40, 20))
         c.drawImage(sprite, in: Rect(60, 20, 80, 40), rotation: .pi / 6)
         c.drawImage(sprite, in: Rect(140, 60, 50, 50), rotation: -.pi / 2, alpha: 0.5)
-        assertReference(s, "sprite-scaled-rotated")
+        assertMatchesReference(s, "sprite-scaled-rotated")
     }
 
     func testRGB565Output() {
@@ -93,7 +81,7 @@ final class GraphicsTests: XCTestCase {
         c.fillVerticalGradient(Rect(0, 0, 120, 60), top: Color(hex: 0x0EA5E9), bottom: Color(hex: 0x1E1B4B))
         c.fillRoundedRect(Rect(10, 10, 100, 40), radius: 12, Color(hex: 0xF5C542))
         c.drawText("565", in: Rect(10, 10, 100, 40), style: TextStyle(size: 22, weight: .bold, color: .black), fonts: Self.fonts)
-        assertReference(s, "rgb565")
+        assertMatchesReference(s, "rgb565")
         XCTAssertEqual(s.stride % 16, 0)
     }
 

@@ -3,50 +3,28 @@ import Foundation
 import Graphics
 import Input
 import UI
+import TestSupport
 import XCTest
 @testable import GuessPicture
 
-private let testsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-private let repoDirectory = testsDirectory.deletingLastPathComponent().deletingLastPathComponent()
-private let referenceDirectory = testsDirectory.appendingPathComponent("References").path
-private let outDirectory = repoDirectory.appendingPathComponent("out").path
-private let dataDirectory = repoDirectory.appendingPathComponent("data").path
+private let dataDirectory = TestPaths(file: #filePath).data
 
-final class QuizDriver {
-    let screen: Screen
-    let scene: GuessPictureScene
-    let sound = RecordingSoundBoard()
-    let storage = MemoryStorage()
-    var now = 100.0
-    private var touchID = 1
-    let suffix: String
+typealias QuizDriver = SceneHarness<GuessPictureScene>
 
-    init(width: Int, height: Int, language: Language, seed: UInt64 = 1, dataDirectory: String = dataDirectory) {
-        screen = Screen(width: width, height: height)
-        scene = GuessPictureScene(sound: sound, storage: storage, language: language, seed: seed,
-                                  dataDirectory: dataDirectory)
-        suffix = "\(width)x\(height)-\(language.rawValue)"
-        screen.show(scene, now: now)
-        screen.renderFrame(now: now)
-    }
+/// Guess Picture as the kiosk makes it, with the shipped packs; shots are named by size and
+/// language.
+func makeQuizDriver(width: Int, height: Int, language: Language, seed: UInt64 = 1,
+                    dataDirectory: String = dataDirectory) -> QuizDriver {
+    let driver = QuizDriver(width: width, height: height, language: language, seed: seed,
+                            dataDirectory: dataDirectory) { GuessPictureScene($0) }
+    driver.shotSuffix = "\(width)x\(height)-\(language.rawValue)"
+    // A player's tap: lifted 30 ms later, then 0.1 s of frames.
+    driver.tapHold = 0
+    driver.tapSettle = 0.1
+    return driver
+}
 
-    func run(seconds: Double, fps: Double = 20) {
-        for _ in 0..<Int((seconds * fps).rounded()) {
-            now += 1 / fps
-            screen.renderFrame(now: now)
-        }
-    }
-
-    func tap(_ point: Point) {
-        let x = point.x * screen.scale, y = point.y * screen.scale
-        touchID += 1
-        screen.handle(.touch(TouchEvent(phase: .down, id: touchID, x: x, y: y, time: now)))
-        screen.handle(.touch(TouchEvent(phase: .up, id: touchID, x: x, y: y, time: now + 0.03)))
-        run(seconds: 0.1)
-    }
-
-    func tap(_ view: View) { tap(view.rectInRoot.center) }
-
+extension SceneHarness where S == GuessPictureScene {
     var answer: [Character] { scene.game.question!.answer }
 
     /// The button of a visible option showing `character` (or any other, when `not` is set).
@@ -63,23 +41,13 @@ final class QuizDriver {
             tap(option(character))
         }
     }
-
-    func check(_ name: String, file: StaticString = #filePath, line: UInt = #line) {
-        let full = "\(name)-\(suffix)"
-        try? FileManager.default.createDirectory(atPath: outDirectory + "/shots", withIntermediateDirectories: true)
-        try? screen.shadow.writePNG(outDirectory + "/shots/\(full).png")
-        if let mismatch = ReferenceImages.check(screen.shadow, reference: "\(referenceDirectory)/\(full).png",
-                                                failureDirectory: outDirectory + "/test-failures") {
-            XCTFail(mismatch.description, file: file, line: line)
-        }
-    }
 }
 
 final class GuessPictureSceneTests: XCTestCase {
     /// The script: one question right, one wrong then corrected, the hint, the big
     /// picture; then the end of the pack. In both languages.
     private func playScript(_ language: Language, width: Int = 800, height: Int = 480) {
-        let driver = QuizDriver(width: width, height: height, language: language)
+        let driver = makeQuizDriver(width: width, height: height, language: language)
         let scene = driver.scene
         XCTAssertNotNil(scene.pack)
         XCTAssertEqual(scene.pack?.language, language.rawValue)
@@ -147,17 +115,17 @@ final class GuessPictureSceneTests: XCTestCase {
     func testChineseScript() { playScript(.chinese) }
 
     func testPortraitAndBigScreen() {
-        let portrait = QuizDriver(width: 480, height: 800, language: .chinese)
+        let portrait = makeQuizDriver(width: 480, height: 800, language: .chinese)
         portrait.run(seconds: 0.3)
         portrait.check("guess-question")
-        let big = QuizDriver(width: 1280, height: 800, language: .english, seed: 2)
+        let big = makeQuizDriver(width: 1280, height: 800, language: .english, seed: 2)
         big.tap(big.option(big.answer[0]))
         big.run(seconds: 0.3)
         big.check("guess-question")
     }
 
     func testKeysWorkTheQuizToo() {
-        let driver = QuizDriver(width: 800, height: 480, language: .english)
+        let driver = makeQuizDriver(width: 800, height: 480, language: .english)
         var wentHome = false
         driver.scene.onHome = { wentHome = true }
         func press(_ key: Key) {
@@ -192,7 +160,7 @@ final class GuessPictureSceneTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: dir + "/packs", withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try Data("{\"language\": \"en\", \"questions\": []}".utf8).write(to: URL(fileURLWithPath: dir + "/packs/en.json"))
-        let driver = QuizDriver(width: 800, height: 480, language: .english, dataDirectory: dir)
+        let driver = makeQuizDriver(width: 800, height: 480, language: .english, dataDirectory: dir)
         XCTAssertNil(driver.scene.pack)
         XCTAssertEqual(driver.scene.packErrors.map(\.description), ["pack en: \"questions\" is empty"])
         driver.tap(Point(400, 300))
@@ -201,7 +169,7 @@ final class GuessPictureSceneTests: XCTestCase {
     }
 
     func testAttractModeAnswersQuestions() {
-        let driver = QuizDriver(width: 800, height: 480, language: .english, seed: 5)
+        let driver = makeQuizDriver(width: 800, height: 480, language: .english, seed: 5)
         driver.scene.isAutoplaying = true
         driver.run(seconds: 30, fps: 10)
         XCTAssertGreaterThanOrEqual(driver.scene.game.index, 3)

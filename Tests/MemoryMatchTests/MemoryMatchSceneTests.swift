@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 import Audio
 import Graphics
@@ -5,64 +6,16 @@ import Input
 import UI
 @testable import MemoryMatch
 
-private let referenceDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .appendingPathComponent("References").path
-private let failureDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("out/test-failures").path
+private typealias Harness = SceneHarness<MemoryMatchScene>
 
-private func assertReference(_ screen: Screen, _ name: String, file: StaticString = #filePath, line: UInt = #line) {
-    if let mismatch = ReferenceImages.check(screen.shadow, reference: "\(referenceDirectory)/\(name).png",
-                                            failureDirectory: failureDirectory) {
-        XCTFail(mismatch.description, file: file, line: line)
-    }
+/// The scene as the kiosk makes it, on a screen of the given size.
+private func makeHarness(width: Int = 800, height: Int = 480, storage: MemoryStorage = MemoryStorage(),
+                         language: Language = .english, seed: UInt64 = 16) -> Harness {
+    Harness(width: width, height: height, language: language, seed: seed, storage: storage, now: 10) { MemoryMatchScene($0) }
 }
 
-/// Drives a scene the way the kiosk does: pixels in, frames out, time passed in.
-private final class Harness {
-    let screen: Screen
-    let scene: MemoryMatchScene
-    let storage: MemoryStorage
-    let sound = RecordingSoundBoard()
-    var now = 10.0
-    /// Frames per second of the simulated display; low keeps debug-build tests quick.
-    var rate = 20.0
-
-    init(width: Int = 800, height: Int = 480, storage: MemoryStorage = MemoryStorage(),
-         language: Language = .english, seed: UInt64 = 16) {
-        self.storage = storage
-        screen = Screen(width: width, height: height)
-        scene = MemoryMatchScene(sound: sound, storage: storage, language: language, seed: seed)
-        screen.show(scene, now: now)
-        screen.renderFrame(now: now)
-    }
-
-    func run(_ seconds: Double) {
-        let end = now + seconds
-        while now < end {
-            now += 1.0 / rate
-            screen.renderFrame(now: now)
-        }
-    }
-
-    func tap(_ view: View) {
-        let p = view.rectInRoot.center
-        screen.handle(.touch(TouchEvent(phase: .down, id: 1, x: p.x * screen.scale, y: p.y * screen.scale, time: now)))
-        run(0.04)
-        screen.handle(.touch(TouchEvent(phase: .up, id: 1, x: p.x * screen.scale, y: p.y * screen.scale, time: now)))
-        run(0.04)
-    }
-
+extension SceneHarness where S == MemoryMatchScene {
     func tapCard(_ index: Int) { tap(scene.cardViews[index]) }
-
-    func button(titled title: String) -> Button? {
-        func find(_ view: View) -> Button? {
-            if let b = view as? Button, b.title == title, b.isVisibleInTree { return b }
-            // Topmost first, so a dialog's button wins over the page behind it.
-            for v in view.subviews.reversed() { if let b = find(v) { return b } }
-            return nil
-        }
-        return find(scene)
-    }
 
     /// The two cards showing `face`.
     func pair(_ face: Int) -> (Int, Int) {
@@ -70,18 +23,17 @@ private final class Harness {
         return (indices[0], indices[1])
     }
 }
-
 final class MemoryMatchSceneTests: XCTestCase {
     /// A whole 4x4 game by touch: a mismatch, a third tap, every pair, the dialog, again.
     func testWholeGameByTouch() throws {
         let storage = MemoryStorage()
-        let h = Harness(storage: storage)
-        assertReference(h.screen, "memory-start-800x480")
+        let h = makeHarness(storage: storage)
+        assertMatchesReference(h.screen.shadow, "memory-start-800x480")
         h.tap(try XCTUnwrap(h.button(titled: "PLAY")))
         XCTAssertTrue(h.scene.showingGrid)
         XCTAssertEqual(h.scene.model.phase, .playing)
-        h.run(0.6)
-        assertReference(h.screen, "memory-dealt-800x480")
+        h.run(seconds: 0.6)
+        assertMatchesReference(h.screen.shadow, "memory-dealt-800x480")
 
         // A mismatch: both show, then turn back.
         let (a0, b0) = h.pair(0)
@@ -89,9 +41,9 @@ final class MemoryMatchSceneTests: XCTestCase {
         h.tapCard(a0)
         h.tapCard(a1)
         XCTAssertNotNil(h.scene.model.mismatch)
-        h.run(0.3)
-        assertReference(h.screen, "memory-mismatch-800x480")
-        h.run(1)
+        h.run(seconds: 0.3)
+        assertMatchesReference(h.screen.shadow, "memory-mismatch-800x480")
+        h.run(seconds: 1)
         XCTAssertNil(h.scene.model.mismatch)
         XCTAssertEqual(h.scene.cardViews[a0].turn, 0)
 
@@ -108,20 +60,20 @@ final class MemoryMatchSceneTests: XCTestCase {
         XCTAssertNil(h.scene.model.openCard)
         h.tapCard(a2)
         h.tapCard(b2)
-        h.run(0.5)
+        h.run(seconds: 0.5)
         XCTAssertEqual(h.scene.model.matchedPairs, 2)
-        assertReference(h.screen, "memory-two-pairs-800x480")
+        assertMatchesReference(h.screen.shadow, "memory-two-pairs-800x480")
 
         for face in 1..<8 where h.scene.model.cards[h.pair(face).0].state != .matched {
             let (a, b) = h.pair(face)
             h.tapCard(a)
             h.tapCard(b)
-            h.run(0.1)
+            h.run(seconds: 0.1)
         }
         XCTAssertEqual(h.scene.model.phase, .won)
         XCTAssertTrue(h.sound.requests.contains(.effect(.win)))
-        h.run(1)
-        assertReference(h.screen, "memory-play-again-800x480")
+        h.run(seconds: 1)
+        assertMatchesReference(h.screen.shadow, "memory-play-again-800x480")
         XCTAssertEqual(storage.integer("memory.best.4x4"), h.scene.model.moves)
 
         h.tap(try XCTUnwrap(h.button(titled: "Yes")))
@@ -131,14 +83,14 @@ final class MemoryMatchSceneTests: XCTestCase {
     }
 
     func testNoGoesBackToTheStartScreen() throws {
-        let h = Harness()
+        let h = makeHarness()
         h.tap(try XCTUnwrap(h.button(titled: "PLAY")))
         for face in 0..<8 {
             let (a, b) = h.pair(face)
             h.tapCard(a)
             h.tapCard(b)
         }
-        h.run(1)
+        h.run(seconds: 1)
         h.tap(try XCTUnwrap(h.button(titled: "No")))
         XCTAssertFalse(h.scene.showingGrid)
         XCTAssertEqual(h.scene.model.phase, .ready)
@@ -147,13 +99,13 @@ final class MemoryMatchSceneTests: XCTestCase {
 
     func testGridAndThemeChoicesPersist() throws {
         let storage = MemoryStorage()
-        let h = Harness(storage: storage)
+        let h = makeHarness(storage: storage)
         h.tap(try XCTUnwrap(h.button(titled: "6×6")))
         h.tap(try XCTUnwrap(h.button(titled: "Fruit")))
         XCTAssertEqual(storage.string("memory.grid"), "6x6")
         XCTAssertEqual(storage.string("memory.theme"), "fruit")
-        h.run(0.3)
-        assertReference(h.screen, "memory-start-6x6-fruit-800x480")
+        h.run(seconds: 0.3)
+        assertMatchesReference(h.screen.shadow, "memory-start-6x6-fruit-800x480")
         h.tap(try XCTUnwrap(h.button(titled: "PLAY")))
         XCTAssertEqual(h.scene.cardViews.count, 36)
         // Open a few cards to show the faces.
@@ -162,10 +114,10 @@ final class MemoryMatchSceneTests: XCTestCase {
             h.tapCard(a)
             h.tapCard(b)
         }
-        h.run(0.6)
-        assertReference(h.screen, "memory-6x6-fruit-800x480")
+        h.run(seconds: 0.6)
+        assertMatchesReference(h.screen.shadow, "memory-6x6-fruit-800x480")
 
-        let again = Harness(storage: storage)
+        let again = makeHarness(storage: storage)
         XCTAssertEqual(again.scene.model.grid, .sixBySix)
     }
 
@@ -173,28 +125,28 @@ final class MemoryMatchSceneTests: XCTestCase {
         let storage = MemoryStorage()
         storage.setString("memory.grid", "4x5")
         storage.setString("memory.theme", "vehicles")
-        let h = Harness(width: 480, height: 800, storage: storage, language: .chinese)
-        assertReference(h.screen, "memory-start-zh-480x800")
+        let h = makeHarness(width: 480, height: 800, storage: storage, language: .chinese)
+        assertMatchesReference(h.screen.shadow, "memory-start-zh-480x800")
         h.tap(try XCTUnwrap(h.button(titled: "开始")))
         for face in 0..<4 {
             let (a, b) = h.pair(face)
             h.tapCard(a)
             h.tapCard(b)
         }
-        h.run(0.6)
-        assertReference(h.screen, "memory-4x5-zh-480x800")
+        h.run(seconds: 0.6)
+        assertMatchesReference(h.screen.shadow, "memory-4x5-zh-480x800")
     }
 
     func testFlipTurnsEdgeOnAndBack() throws {
-        let h = Harness()
+        let h = makeHarness()
         h.tap(try XCTUnwrap(h.button(titled: "PLAY")))
-        h.run(0.6)
+        h.run(seconds: 0.6)
         let card = h.scene.cardViews[5]
-        h.rate = 60
+        h.fps = 60
         h.screen.handle(.touch(TouchEvent(phase: .down, id: 2, x: card.rectInRoot.midX, y: card.rectInRoot.midY, time: h.now)))
         var turns: [Double] = []
         for _ in 0..<20 {
-            h.run(1.0 / 60)
+            h.run(seconds: 1.0 / 60)
             turns.append(card.turn)
         }
         XCTAssertEqual(turns.last, 1)
@@ -202,19 +154,19 @@ final class MemoryMatchSceneTests: XCTestCase {
         h.screen.handle(.touch(TouchEvent(phase: .up, id: 2, x: card.rectInRoot.midX, y: card.rectInRoot.midY, time: h.now)))
         let other = h.scene.cardViews[6]
         h.screen.handle(.touch(TouchEvent(phase: .down, id: 3, x: other.rectInRoot.midX, y: other.rectInRoot.midY, time: h.now)))
-        h.run(0.1)
-        assertReference(h.screen, "memory-mid-flip-800x480")
+        h.run(seconds: 0.1)
+        assertMatchesReference(h.screen.shadow, "memory-mid-flip-800x480")
         XCTAssertTrue(turns.contains { $0 > 0.3 && $0 < 0.7 }, "passes edge-on: \(turns)")
         XCTAssertEqual(turns, turns.sorted())
     }
 
     /// Arrow keys (or a stick) move a focus ring over the cards; confirm turns the card.
     func testKeysPlay() throws {
-        let h = Harness()
+        let h = makeHarness()
         func key(_ k: Key) { h.screen.handle(.key(KeyEvent(key: k, isPressed: true, time: h.now))) }
         key(.confirm)  // PLAY has the focus on the start screen
         XCTAssertTrue(h.scene.showingGrid)
-        h.run(0.6)
+        h.run(seconds: 0.6)
         key(.down)
         XCTAssertTrue(h.scene.focusedView === h.scene.cardViews[0], "the first card takes the focus")
         key(.confirm)
@@ -224,36 +176,36 @@ final class MemoryMatchSceneTests: XCTestCase {
         XCTAssertTrue(h.scene.focusedView === h.scene.cardViews[5])
         key(.confirm)
         XCTAssertEqual(h.scene.model.moves, 1)
-        h.run(0.3)
-        assertReference(h.screen, "memory-keys-800x480")
+        h.run(seconds: 0.3)
+        assertMatchesReference(h.screen.shadow, "memory-keys-800x480")
     }
 
     func testPauseStopsTheClock() throws {
-        let h = Harness()
+        let h = makeHarness()
         h.tap(try XCTUnwrap(h.button(titled: "PLAY")))
-        h.run(2)
+        h.run(seconds: 2)
         h.scene.pause()
-        h.run(5)
+        h.run(seconds: 5)
         h.scene.resume()
-        h.run(1)
+        h.run(seconds: 1)
         XCTAssertEqual(h.scene.model.elapsed(now: h.now), 3.1, accuracy: 0.2)
         XCTAssertTrue(h.sound.requests.contains(.pauseMusic))
     }
 
     func testAttractModePlaysAWholeGame() {
-        let h = Harness(seed: 5)
-        h.rate = 10
+        let h = makeHarness(seed: 5)
+        h.fps = 10
         h.scene.isAutoplaying = true
         XCTAssertTrue(h.scene.showingGrid)
         var finished = false
         for _ in 0..<90 {
-            h.run(1)
+            h.run(seconds: 1)
             if h.scene.model.phase == .won { finished = true; break }
         }
         XCTAssertTrue(finished)
         XCTAssertGreaterThanOrEqual(h.scene.model.moves, 8)
         XCTAssertNil(h.storage.integer("memory.best.4x4"), "the attract mode sets no record")
-        h.run(3)
+        h.run(seconds: 3)
         XCTAssertEqual(h.scene.model.phase, .playing, "and deals again")
     }
 }

@@ -1,19 +1,8 @@
+import TestSupport
 import XCTest
 import Graphics
 import Input
 @testable import UI
-
-let uiReferenceDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .appendingPathComponent("References").path
-let uiFailureDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("out/test-failures").path
-
-func assertUIReference(_ surface: Surface, _ name: String, file: StaticString = #filePath, line: UInt = #line) {
-    if let mismatch = ReferenceImages.check(surface, reference: "\(uiReferenceDirectory)/\(name).png",
-                                            failureDirectory: uiFailureDirectory) {
-        XCTFail(mismatch.description, file: file, line: line)
-    }
-}
 
 /// Taps a point given in scene points through the screen's pixel input path.
 func tap(_ screen: Screen, _ p: Point, id: Int = 1, at time: Double) {

@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 import Graphics
 import Input
@@ -66,7 +67,7 @@ final class DemoSceneRenderTests: XCTestCase {
         screen.show(scene, now: 1)
         scene.focus(scene.settings)
         screen.renderFrame(now: 1)
-        assertUIReference(screen.shadow, "demo-scene-800x480")
+        assertMatchesReference(screen.shadow, "demo-scene-800x480")
     }
 
     func testDemoSceneScalesTo1280x800() {
@@ -75,7 +76,7 @@ final class DemoSceneRenderTests: XCTestCase {
         let scene = DemoScene()
         screen.show(scene, now: 1)
         screen.renderFrame(now: 1)
-        assertUIReference(screen.shadow, "demo-scene-1280x800")
+        assertMatchesReference(screen.shadow, "demo-scene-1280x800")
     }
 }
 

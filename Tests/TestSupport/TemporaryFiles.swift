@@ -1,27 +1,27 @@
 import Foundation
 import XCTest
-@testable import Platform
+import Platform
 
 /// A fresh directory under /tmp, removed when the test ends.
-func makeTemporaryDirectory(_ test: XCTestCase) throws -> String {
+public func makeTemporaryDirectory(_ test: XCTestCase) throws -> String {
     let path = NSTemporaryDirectory() + "boardwalk-test-" + UUID().uuidString
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     test.addTeardownBlock { try? FileManager.default.removeItem(atPath: path) }
     return path
 }
 
-func writeFile(_ path: String, _ text: String) throws {
+public func writeFile(_ path: String, _ text: String) throws {
     try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
                                             withIntermediateDirectories: true)
     try text.write(toFile: path, atomically: false, encoding: .utf8)
 }
 
-func readFile(_ path: String) -> String? {
+public func readFile(_ path: String) -> String? {
     try? String(contentsOfFile: path, encoding: .utf8)
 }
 
 /// Captures log lines for the duration of `body`.
-func capturingLog(_ body: () throws -> Void) rethrows -> [String] {
+public func capturingLog(_ body: () throws -> Void) rethrows -> [String] {
     var lines: [String] = []
     let oldSink = Log.sink
     let oldInterval = Log.repeatInterval

@@ -1,0 +1,16 @@
+import Audio
+import Graphics
+import UI
+
+extension GameDescriptor {
+    /// 2048: slide and merge tiles. A best score per board size; the menu shows the one for
+    /// the size the player last chose.
+    public static var game2048: GameDescriptor {
+        GameDescriptor(
+            id: "2048", names: [.english: "2048", .chinese: "2048"],
+            emoji: "🔢", color: Color(hex: 0xE8A33D), music: .game2048,
+            best: BestScore(currentKey: { storage, _ in Game2048Scene.Keys.best(Game2048Scene.savedSize(storage)) },
+                            label: { score, language in language == .chinese ? "最高分 \(score)" : "Best \(score)" }),
+            makeScene: { Game2048Scene($0) })
+    }
+}

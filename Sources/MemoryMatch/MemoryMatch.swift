@@ -1,0 +1,17 @@
+import Audio
+import Graphics
+import UI
+
+extension GameDescriptor {
+    /// Memory Match: find the pairs in as few moves as possible. A best per grid, lower is
+    /// better; the menu shows the one for the grid the player last chose.
+    public static var memoryMatch: GameDescriptor {
+        GameDescriptor(
+            id: "memory", names: [.english: "Memory Match", .chinese: "记忆翻牌"],
+            emoji: "🃏", color: Color(hex: 0xA855F7), music: .memoryMatch,
+            best: BestScore(lowerIsBetter: true,
+                            currentKey: { storage, _ in MemoryMatchScene.Keys.best(MemoryMatchScene.savedGrid(storage)) },
+                            label: { moves, language in language == .chinese ? "最少 \(moves) 步" : "Fewest moves \(moves)" }),
+            makeScene: { MemoryMatchScene($0) })
+    }
+}
