@@ -45,7 +45,7 @@ let package = Package(
         .target(name: "Game2048", dependencies: ["GameCore", "UI", "Graphics", "Audio"]),
         .target(name: "MemoryMatch", dependencies: ["GameCore", "UI", "Graphics", "Audio"]),
 
-        .target(name: "Arcade", dependencies: [
+        .target(name: "Arcade", dependencies: ["GameCore", 
             "Platform", "Graphics", "Input", "Audio", "Display", "UI",
             "BeatZombies", "GuessPicture", "Game2048", "MemoryMatch",
         ]),

@@ -1,3 +1,4 @@
+import GameCore
 import Graphics
 import Platform
 import UI
@@ -95,7 +96,7 @@ private struct SoakState {
     let soak: Soak
     var runner: HeadlessRunner { soak.runner }
     var kiosk: Kiosk { soak.runner.kiosk }
-    var rng: SoakRandom
+    var rng: SeededRandom
     let start: Double
     let end: Double
     let wallStart = monotonicSeconds()
@@ -116,7 +117,7 @@ private struct SoakState {
 
     init(soak: Soak) {
         self.soak = soak
-        rng = SoakRandom(seed: soak.seed)
+        rng = SeededRandom(seed: soak.seed)
         start = soak.runner.now
         end = start + max(0, soak.hours) * 3600
         nextReport = start + soak.reportInterval
@@ -146,7 +147,7 @@ private struct SoakState {
         while !done {
             switch kiosk.mode {
             case .attract:
-                wait(rng.uniform(20, 120))
+                wait(rng.double(in: 20...120))
                 // Someone walks up most of the time; otherwise the attract mode rotates on.
                 if rng.unit() < 0.6 { tapRandom() }
             case .menu:
@@ -160,14 +161,14 @@ private struct SoakState {
                         missing.insert(id)
                         soak.output("soak: note: game \(id) has no scene yet; skipped")
                     }
-                    if kiosk.mode != .game(id) { wait(rng.uniform(5, 90)) }
+                    if kiosk.mode != .game(id) { wait(rng.double(in: 5...90)) }
                 } else {
                     // Taps on the menu open games through their tiles, or nothing.
                     if rng.unit() < 0.5 { tapRandom() }
-                    wait(rng.uniform(5, 90))
+                    wait(rng.double(in: 5...90))
                 }
             case .game:
-                play(seconds: rng.uniform(10, 180))
+                play(seconds: rng.double(in: 10...180))
                 if rng.unit() < 0.4 { kiosk.goHome(); advance(HeadlessRunner.panelFrameInterval) }
                 // Otherwise the player walks away: idle to menu, then the attract mode.
             case .pin, .operatorMenu, .calibration:
@@ -198,12 +199,12 @@ private struct SoakState {
                 tapRandom()
             } else if r < 0.95 {
                 let size = kiosk.screen.size
-                let from = (rng.uniform(0.1, 0.9) * size.width, rng.uniform(0.15, 0.9) * size.height)
-                let length = rng.uniform(80, 250)
-                let angle = Double(rng.below(4)) * Double.pi / 2 + rng.uniform(-0.2, 0.2)
+                let from = (rng.double(in: 0.1...0.9) * size.width, rng.double(in: 0.15...0.9) * size.height)
+                let length = rng.double(in: 80...250)
+                let angle = Double(rng.below(4)) * Double.pi / 2 + rng.double(in: -0.2...0.2)
                 let to = (min(max(from.0 + cos(angle) * length, 1), size.width - 1),
                           min(max(from.1 + sin(angle) * length, 1), size.height - 1))
-                runner.swipe(from: from, to: to, seconds: rng.uniform(0.1, 0.35))
+                runner.swipe(from: from, to: to, seconds: rng.double(in: 0.1...0.35))
                 touches += 1
                 afterInput()
             } else {
@@ -212,14 +213,14 @@ private struct SoakState {
                 touches += 1
                 afterInput()
             }
-            wait(rng.uniform(0.2, 3))
+            wait(rng.double(in: 0.2...3))
         }
     }
 
     /// Clear of the corners: two fingers there are the operator gesture.
     mutating func randomPoint() -> (Double, Double) {
         let size = kiosk.screen.size
-        return (rng.uniform(0.08, 0.92) * size.width, rng.uniform(0.08, 0.92) * size.height)
+        return (rng.double(in: 0.08...0.92) * size.width, rng.double(in: 0.08...0.92) * size.height)
     }
 
     mutating func tapRandom() {
@@ -332,31 +333,6 @@ private struct SoakState {
         framesThisInterval = 0
         nextReport += soak.reportInterval
     }
-}
-
-/// SplitMix64: small, fast and the same on every machine.
-private struct SoakRandom {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    static func mix(_ x: UInt64) -> UInt64 {
-        var z = x
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        return SoakRandom.mix(state)
-    }
-
-    /// In [0, 1).
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-    mutating func uniform(_ lo: Double, _ hi: Double) -> Double { lo + (hi - lo) * unit() }
-    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(max(1, n))) }
-
 }
 
 private func hms(_ seconds: Double) -> String {
