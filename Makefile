@@ -21,6 +21,7 @@ run: build
 	scripts/run.sh $(BIN)
 
 unit-test: test-deps
+	python3 scripts/check-imports.py
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
