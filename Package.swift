@@ -62,7 +62,7 @@ let package = Package(
         .testTarget(name: "InputTests", dependencies: ["Input", "CEvdev", "Platform", "GameCore"], exclude: ["Fixtures"]),
         .testTarget(name: "AudioTests", dependencies: ["Audio", "Platform"]),
         .testTarget(name: "DisplayTests", dependencies: ["Display", "Graphics", "Platform"]),
-        .testTarget(name: "UITests", dependencies: ["UI", "Graphics", "Input", "TestSupport"], exclude: ["References"]),
+        .testTarget(name: "UITests", dependencies: ["UI", "Graphics", "Input", "Audio", "TestSupport"], exclude: ["References"]),
         .testTarget(name: "BeatZombiesTests", dependencies: gameTestDependencies("BeatZombies"), exclude: ["References"]),
         .testTarget(name: "GuessPictureTests", dependencies: gameTestDependencies("GuessPicture"), exclude: ["References"]),
         .testTarget(name: "Game2048Tests", dependencies: gameTestDependencies("Game2048"), exclude: ["References"]),

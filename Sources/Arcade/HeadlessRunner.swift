@@ -19,7 +19,8 @@ public final class HeadlessRunner {
     /// A 60 Hz panel's frame.
     public static let panelFrameInterval = 1.0 / 60
     private var nextTouchID = 1
-    public private(set) var framesDrawn = 0
+    private var frames: FrameDriver!
+    public var framesDrawn: Int { frames.framesPresented }
 
     public init(settings: Settings, width: Int, height: Int, store: StateStore,
                 catalog: GameCatalog = .standard) throws(DisplayError) {
@@ -30,16 +31,18 @@ public final class HeadlessRunner {
         sound = RecordingSoundBoard()
         let screen = Screen(width: presenter.width, height: presenter.height)
         kiosk = Kiosk(screen: screen, settings: settings, store: store, sound: sound, catalog: catalog, now: now)
+        frames = FrameDriver(kiosk: kiosk, presenter: presenter, now: now)
         frame()
     }
 
-    /// Draws one frame at the current time and presents it.
+    /// What the loop does at the current time: the kiosk's timers, then a frame.
     public func frame() {
-        let damage = kiosk.renderFrame(now: now)
-        if presenter.needsFullRedraw { kiosk.screen.invalidateAll() }
-        if !damage.isEmpty || presenter.needsFullRedraw {
-            framesDrawn += 1
-            try? presenter.present(kiosk.screen.shadow, damage: presenter.needsFullRedraw ? DamageRegion(presenter.bounds) : damage)
+        kiosk.tick(now: now)
+        do {
+            try frames.drawFrame(now: now)
+        } catch {
+            // Memory presenters don't fail; if one ever does, the script goes on.
+            Log.error("headless frame: \(error)")
         }
     }
 

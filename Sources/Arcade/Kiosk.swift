@@ -234,22 +234,12 @@ public final class Kiosk {
         return d.min()
     }
 
-    /// Advances and draws; the damage is what the presenter must copy out.
+    /// Advances the scene's animations and draws; the damage is what the presenter must
+    /// copy out. Timers and state flushes are `tick`'s, run by the loop before frames.
     public func renderFrame(now: Double) -> DamageRegion {
-        tick(now: now)
-        let damage = screen.renderFrame(now: now)
-        // A long game leaves holes in the heap too (a drawing's scratch blocks between
-        // longer-lived ones): while frames are drawn, hand free pages back now and then.
-        if now - lastHeapTrim >= Kiosk.heapTrimInterval {
-            lastHeapTrim = now
-            releaseFreeHeap()
-        }
-        return damage
+        self.now = max(self.now, now)
+        return screen.renderFrame(now: now)
     }
-
-    /// Seconds between heap trims while frames are drawn (one costs well under a frame).
-    static let heapTrimInterval = 30.0
-    private var lastHeapTrim = 0.0
 
     public var wantsFrame: Bool { screen.wantsFrame }
 

@@ -30,6 +30,7 @@ public final class LiveRunner {
     private let sound = DeferredSoundBoard()
     private let store: StateStore
     private let kiosk: Kiosk
+    private let frames: FrameDriver
     private let notify: SystemdNotify?
     private var inputWatches: [Int32: EventLoop.Token] = [:]
     private var presenterWatch: EventLoop.Token?
@@ -86,6 +87,7 @@ public final class LiveRunner {
         kiosk = Kiosk(screen: screen, settings: settings, store: store,
                       sound: sound,
                       catalog: .standard, now: monotonicSeconds())
+        frames = FrameDriver(kiosk: kiosk, presenter: presenter, now: monotonicSeconds())
         wireKiosk()
     }
 
@@ -124,8 +126,9 @@ public final class LiveRunner {
     public func run() -> Int32 {
         loop.watch(fd: signals.fd) { [weak self] _ in self?.handleSignals() }
         loop.watch(fd: timer.fd) { [weak self] _ in
-            _ = try? self?.timer.read()
-            self?.tick()
+            guard let self else { return }
+            logFailure("timer") { _ = try self.timer.read() }
+            self.tick()
         }
         syncWatches()
         loop.beforeWait = { [weak self] in self?.beforeWait() }
@@ -193,19 +196,13 @@ public final class LiveRunner {
             loop.stop()
             return
         }
-        if presenter.needsFullRedraw { kiosk.screen.invalidateAll() }
-        guard kiosk.wantsFrame || !sentReady else { return }
+        guard kiosk.wantsFrame || presenter.needsFullRedraw || !sentReady else { return }
         let now = monotonicSeconds()
-        let damage = kiosk.renderFrame(now: now)
-        do {
-            try presenter.present(kiosk.screen.shadow, damage: damage)
-        } catch {
-            Log.error("\(error)")
-        }
+        logFailure("frame") { () throws(DisplayError) in try frames.drawFrame(now: now, force: !sentReady) }
         feedWatchdog(now: now)
         if !sentReady {
             sentReady = true
-            try? notify?.ready(status: "menu on screen")
+            logFailure("sd_notify") { try notify?.ready(status: "menu on screen") }
             Log.notice("first frame on screen")
             loop.after(0.05) { [weak self] in self?.startAudio() }
         }
@@ -230,10 +227,12 @@ public final class LiveRunner {
     private func beforeWait() {
         var deadlines = [kiosk.nextDeadline, input.nextDeadline, drm == nil ? nil : nextConnectorCheck].compactMap { $0 }
         if let period = notify?.watchdogTimerPeriod { deadlines.append(monotonicSeconds() + period) }
-        if let next = deadlines.min() {
-            try? timer.arm(at: max(next, monotonicSeconds() + 0.001))
-        } else {
-            try? timer.disarm()
+        logFailure("timer") {
+            if let next = deadlines.min() {
+                try timer.arm(at: max(next, monotonicSeconds() + 0.001))
+            } else {
+                try timer.disarm()
+            }
         }
         // The watchdog is fed from here too: a loop that still turns is alive even when
         // nothing is drawn; a frozen loop never gets here.
@@ -241,7 +240,11 @@ public final class LiveRunner {
     }
 
     private func handleSignals() {
-        guard let received = try? signals.read() else { return }
+        let received: [Int32]
+        do { received = try signals.read() } catch {
+            Log.error("signals: \(error)")
+            return
+        }
         for signal in received {
             switch signal {
             case SIGTERM, SIGINT:
@@ -259,21 +262,26 @@ public final class LiveRunner {
     }
 
     private func reload() {
-        try? notify?.reloading()
+        logFailure("sd_notify") { try notify?.reloading() }
         var fresh = Config.load(options, defaults: Boardwalk.defaultSettings())
         fresh.applyOperatorSettings(from: store, options: options)
         fresh.logDiagnostics()
         kiosk.apply(fresh.settings)
         Log.notice("configuration reloaded from \(fresh.files.joined(separator: ", "))")
-        try? notify?.ready(status: "reloaded")
+        logFailure("sd_notify") { try notify?.ready(status: "reloaded") }
     }
 
     private func shutdown() {
-        try? notify?.stopping()
+        logFailure("sd_notify") { try notify?.stopping() }
         kiosk.shutdown(now: monotonicSeconds())
         audio?.stop()
         presenter.shutdown()
     }
+}
+
+/// A call whose failure the loop survives: logged (the log folds repeats), never dropped.
+private func logFailure<E: Error>(_ what: String, _ body: () throws(E) -> Void) {
+    do { try body() } catch { Log.error("\(what): \(error)") }
 }
 
 extension CalibrationMatrix {

@@ -6,8 +6,9 @@ import UI
 final class GameTile: Button {
     let game: GameDescriptor
     var language: Language { didSet { setNeedsDisplay() } }
-    /// The best result for the variant in play; the game's descriptor says what it is.
-    var best: Int? { didSet { if best != oldValue { setNeedsDisplay() } } }
+    /// The best result's words for the variant in play (nil: never played); the game's
+    /// descriptor says what it is.
+    var best: String? { didSet { if best != oldValue { setNeedsDisplay() } } }
     /// Gently bobs the picture (attract mode only).
     var bob: Double = 0 { didSet { if bob != oldValue { setNeedsDisplay() } } }
 
@@ -36,7 +37,7 @@ final class GameTile: Button {
         if nameWidth > r.width - 20 { nameStyle.size *= (r.width - 20) / nameWidth }
         canvas.drawText(game.name(language), in: Rect(r.minX + 8, r.minY + r.height * 0.68, r.width - 16, r.height * 0.14),
                         style: nameStyle, fonts: UIEnvironment.fonts, wrap: false)
-        let bestText = best.map { game.best.label($0, language) } ?? (language == .chinese ? "新游戏" : "New!")
+        let bestText = best ?? (language == .chinese ? "新游戏" : "New!")
         canvas.drawText(bestText, in: Rect(r.minX + 8, r.minY + r.height * 0.82, r.width - 16, r.height * 0.12),
                         style: TextStyle(size: min(18, r.width / 11), color: Color.white.withAlpha(0.85)),
                         fonts: UIEnvironment.fonts, wrap: false)
@@ -82,7 +83,9 @@ public final class MenuScene: Scene {
 
     /// Shows each game's best result for the variant in play (none yet: "New!").
     public func showBestResults(_ storage: GameStorage) {
-        for t in tiles { t.best = t.game.bestResult(storage, language: language) }
+        for t in tiles {
+            t.best = t.game.bestResult(storage, language: language).map { t.game.best.label($0, language, storage) }
+        }
     }
 
     private func rebuildTiles() {

@@ -9,7 +9,7 @@ extension GameDescriptor {
             id: "beat_zombies", names: [.english: "Beat Zombies", .chinese: "打僵尸"],
             emoji: "🧟", color: Color(hex: 0x3FA34D), music: .beatZombies,
             best: BestScore(currentKey: { _, _ in BeatZombiesScene.bestKey },
-                            label: { score, language in language == .chinese ? "最高分 \(score)" : "High score \(score)" }),
+                            label: { score, language, _ in language == .chinese ? "最高分 \(score)" : "High score \(score)" }),
             makeScene: { BeatZombiesScene($0) })
     }
 }

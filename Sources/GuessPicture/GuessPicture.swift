@@ -10,7 +10,7 @@ extension GameDescriptor {
             id: "guess_picture", names: [.english: "Guess Picture", .chinese: "超级猜图"],
             emoji: "🖼", color: Color(hex: 0x3B82F6), music: .guessPicture,
             best: BestScore(currentKey: { _, language in GuessPictureScene.bestKey(packLanguage: language.rawValue) },
-                            label: { score, language in language == .chinese ? "最高分 \(score)" : "High score \(score)" }),
+                            label: { score, language, _ in language == .chinese ? "最高分 \(score)" : "High score \(score)" }),
             makeScene: { GuessPictureScene($0) })
     }
 }

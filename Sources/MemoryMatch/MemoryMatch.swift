@@ -11,7 +11,7 @@ extension GameDescriptor {
             emoji: "🃏", color: Color(hex: 0xA855F7), music: .memoryMatch,
             best: BestScore(lowerIsBetter: true,
                             currentKey: { storage, _ in MemoryMatchScene.Keys.best(MemoryMatchScene.savedGrid(storage)) },
-                            label: { moves, language in language == .chinese ? "最少 \(moves) 步" : "Fewest moves \(moves)" }),
+                            label: { moves, language, _ in language == .chinese ? "最少 \(moves) 步" : "Fewest moves \(moves)" }),
             makeScene: { MemoryMatchScene($0) })
     }
 }

@@ -57,12 +57,13 @@ public struct BestScore: Sendable {
     /// The storage key of the best result for the variant in play now (2048's board size,
     /// Memory's grid, Guess Picture's language): the one the menu shows.
     public let currentKey: @Sendable (GameStorage, Language) -> String
-    /// The menu tile's words for a best result: "Best 120", "Fewest moves 14".
-    public let label: @Sendable (Int, Language) -> String
+    /// The menu tile's words for the best result of the variant in play: "High score 120",
+    /// "5×5 best 3012", "Fewest moves 14".
+    public let label: @Sendable (_ result: Int, _ language: Language, _ storage: GameStorage) -> String
 
     public init(lowerIsBetter: Bool = false,
                 currentKey: @escaping @Sendable (GameStorage, Language) -> String,
-                label: @escaping @Sendable (Int, Language) -> String) {
+                label: @escaping @Sendable (_ result: Int, _ language: Language, _ storage: GameStorage) -> String) {
         self.lowerIsBetter = lowerIsBetter
         self.currentKey = currentKey
         self.label = label

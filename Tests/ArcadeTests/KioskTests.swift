@@ -90,3 +90,29 @@ final class KioskTests: XCTestCase {
         XCTAssertEqual(ok?.commands.count, 5)
     }
 }
+
+/// A frame only draws: timers and state writes (an fsync each) belong to the loop's tick.
+final class FramePathTests: XCTestCase {
+    func testRenderingNeverWritesStateOnlyTickDoes() throws {
+        let (runner, store) = try makeRunner(self)
+        store.setScore("zombies.best", 7, now: runner.now)
+        XCTAssertTrue(store.hasUnsavedChanges)
+        let due = try XCTUnwrap(store.nextFlushDeadline)
+        let later = due + 1
+        _ = runner.kiosk.renderFrame(now: later)
+        XCTAssertTrue(store.hasUnsavedChanges, "a frame past the flush deadline did not write")
+        runner.kiosk.tick(now: later)
+        XCTAssertFalse(store.hasUnsavedChanges, "the loop's tick wrote it")
+        XCTAssertEqual(StateStore(directory: store.directory, now: later).best("zombies.best"), 7)
+    }
+
+    func testIdleDeadlineRunsFromTickNotFromFrames() throws {
+        let (runner, _) = try makeRunner(self) { $0.kiosk.idleToMenuSeconds = 5 }
+        runner.kiosk.open(game: "2048")
+        let start = runner.now
+        _ = runner.kiosk.renderFrame(now: start + 6)
+        XCTAssertEqual(runner.kiosk.mode, .game("2048"), "drawing does not change screens")
+        runner.kiosk.tick(now: start + 6)
+        XCTAssertEqual(runner.kiosk.mode, .menu)
+    }
+}
