@@ -59,8 +59,8 @@ public final class Game2048Scene: GameScene {
     private let goButton = Button("")
     private let gamePage = View()
     let board: BoardView
-    private let scoreBox: ScoreBox
-    private let bestBox: ScoreBox
+    private let scoreBox: StatBox
+    private let bestBox: StatBox
     private let undoButton = Button("", icon: "↩️", kind: .secondary)
     private let newGameButton = Button("", kind: .secondary)
     private let hintLabel = Label("", style: Theme.caption)
@@ -87,8 +87,8 @@ public final class Game2048Scene: GameScene {
         tabs = TabBar(titles: zh ? ["游戏", "设置", "颜色"] : ["Game", "Settings", "Colour"],
                       icons: Self.tabIcons)
         board = BoardView(size: boardSize)
-        scoreBox = ScoreBox(title: zh ? "分数" : "Score")
-        bestBox = ScoreBox(title: zh ? "最高" : "Best")
+        scoreBox = StatBox(title: zh ? "分数" : "Score", value: "0")
+        bestBox = StatBox(title: zh ? "最高" : "Best", value: "0")
         super.init(context, music: GameDescriptor.game2048.music)
         build()
     }
@@ -514,13 +514,13 @@ public final class Game2048Scene: GameScene {
     }
 
     private func refreshLabels() {
-        scoreBox.value = model.score
+        scoreBox.value = String(model.score)
         var best = storage.integer(Keys.best(model.size)) ?? 0
         if model.score > best && !isPractice && !isAutoplaying {
             best = model.score
             storage.setInteger(Keys.best(model.size), best)
         }
-        bestBox.value = max(best, isAutoplaying || isPractice ? 0 : model.score)
+        bestBox.value = String(max(best, isAutoplaying || isPractice ? 0 : model.score))
         undoButton.isEnabled = model.canUndo
         practiceBadge.isHidden = !isPractice
         hintLabel.isHidden = isPractice && size.width < size.height

@@ -86,33 +86,6 @@ final class BoardView: View {
     }
 }
 
-/// A caption over a number: score and best.
-final class ScoreBox: View {
-    var title: String { didSet { if title != oldValue { setNeedsDisplay() } } }
-    var value: Int { didSet { if value != oldValue { setNeedsDisplay() } } }
-
-    init(title: String) {
-        self.title = title
-        value = 0
-        super.init(frame: .zero)
-        cornerRadius = Theme.radius
-        backgroundColor = Theme.surface
-    }
-
-    override func draw(_ canvas: Canvas) {
-        super.draw(canvas)
-        let fonts = UIEnvironment.fonts
-        canvas.drawText(title.uppercased(), in: Rect(8, 6, bounds.width - 16, bounds.height * 0.36),
-                        style: Theme.caption.with(weight: .bold), fonts: fonts, wrap: false)
-        let text = String(value)
-        var style = TextStyle(size: min(32, bounds.height * 0.45), weight: .bold, color: Theme.text)
-        let available = bounds.width - 16
-        let width = fonts.measure(text, style: style, scale: canvas.scale)
-        if width > available { style.size *= available / width }
-        canvas.drawText(text, in: Rect(8, bounds.height * 0.36, bounds.width - 16, bounds.height * 0.6),
-                        style: style, fonts: fonts, wrap: false)
-    }
-}
 
 /// A named background colour to pick on the theme tab.
 struct BackgroundTheme: Sendable {

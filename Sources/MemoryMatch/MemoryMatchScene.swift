@@ -54,9 +54,9 @@ public final class MemoryMatchScene: GameScene {
     private let playButton = Button("", icon: "▶️")
     private let gamePage = View()
     private let grid = View()
-    private let movesStat: StatView
-    private let timeStat: StatView
-    private let bestStat: StatView
+    private let movesStat: StatBox
+    private let timeStat: StatBox
+    private let bestStat: StatBox
     private let restartButton = Button("", kind: .secondary)
 
     public init(_ context: GameContext) {
@@ -68,9 +68,9 @@ public final class MemoryMatchScene: GameScene {
         model = MemoryMatchModel(grid: savedGrid, seed: seeds.next())
         autoplayer = MemoryMatchAutoplayer(seed: seeds.next())
         let zh = context.language == .chinese
-        movesStat = StatView(title: zh ? "步数" : "Moves")
-        timeStat = StatView(title: zh ? "时间" : "Time")
-        bestStat = StatView(title: zh ? "最佳" : "Best")
+        movesStat = StatBox(title: zh ? "步数" : "Moves", valueSize: 28)
+        timeStat = StatBox(title: zh ? "时间" : "Time", valueSize: 28)
+        bestStat = StatBox(title: zh ? "最佳" : "Best", valueSize: 28)
         super.init(context, music: GameDescriptor.memoryMatch.music)
         build()
     }

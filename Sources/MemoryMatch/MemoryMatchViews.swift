@@ -118,32 +118,6 @@ final class CardView: View {
     }
 }
 
-/// A caption over a value: moves, time, best.
-final class StatView: View {
-    var title: String { didSet { if title != oldValue { setNeedsDisplay() } } }
-    var value: String { didSet { if value != oldValue { setNeedsDisplay() } } }
-
-    init(title: String) {
-        self.title = title
-        value = ""
-        super.init(frame: .zero)
-        cornerRadius = Theme.radius
-        backgroundColor = Theme.surface
-    }
-
-    override func draw(_ canvas: Canvas) {
-        super.draw(canvas)
-        let fonts = UIEnvironment.fonts
-        canvas.drawText(title.uppercased(), in: Rect(6, 4, bounds.width - 12, bounds.height * 0.38),
-                        style: Theme.caption.with(weight: .bold), fonts: fonts, wrap: false)
-        var style = TextStyle(size: min(28, bounds.height * 0.42), weight: .bold, color: Theme.text)
-        let available = bounds.width - 12
-        let width = fonts.measure(value, style: style, scale: canvas.scale)
-        if width > available { style.size *= available / width }
-        canvas.drawText(value, in: Rect(6, bounds.height * 0.36, bounds.width - 12, bounds.height * 0.6),
-                        style: style, fonts: fonts, wrap: false)
-    }
-}
 
 /// "m:ss" for the clock.
 func clockText(_ seconds: Double) -> String {

@@ -8,20 +8,14 @@ import UI
 
 private typealias Harness = SceneHarness<Game2048Scene>
 
-/// The scene as the kiosk makes it, on a screen of the given size.
-private func makeHarness(width: Int = 800, height: Int = 480, storage: MemoryStorage = MemoryStorage(),
-                         language: Language = .english, seed: UInt64 = 2048) -> Harness {
-    Harness(width: width, height: height, language: language, seed: seed, storage: storage, now: 10) { Game2048Scene($0) }
-}
-
 extension SceneHarness where S == Game2048Scene {
     /// A finger drawn across the board.
     func swipe(_ direction: SwipeDirection) { swipe(direction, from: scene.board.rectInRoot.center) }
 }
 final class Game2048SceneTests: XCTestCase {
     func testStartScreenThenPlayBySwipeAndKey() throws {
-        let h = makeHarness()
-        assertMatchesReference(h.screen.shadow, "2048-start-800x480")
+        let h = Harness(game: .game2048, seed: 2048, now: 10)
+        h.check("2048-start-800x480")
         XCTAssertFalse(h.scene.started)
         h.swipe(.left)
         XCTAssertEqual(h.scene.model.moveCount, 0, "no moves before ready")
@@ -45,11 +39,11 @@ final class Game2048SceneTests: XCTestCase {
         XCTAssertEqual(h.scene.model, expected)
         XCTAssertGreaterThan(h.scene.model.moveCount, 3)
         assertTilesMatchModel(h.scene)
-        assertMatchesReference(h.screen.shadow, "2048-game-800x480")
+        h.check("2048-game-800x480")
     }
 
     func testASwipeDuringTheSlideIsNotLost() {
-        let h = makeHarness()
+        let h = Harness(game: .game2048, seed: 2048, now: 10)
         h.scene.start()
         h.scene.load(try! Game2048Model(rows: [[2, 0, 0, 2, 0], [0, 0, 0, 0, 0], [0, 0, 4, 0, 0],
                                                 [0, 0, 0, 0, 0], [0, 0, 0, 0, 8]], seed: 3))
@@ -65,7 +59,7 @@ final class Game2048SceneTests: XCTestCase {
 
     /// Frames in the middle of a move: tiles part-way along, then the merged tile popping.
     func testSlideAndPopFrames() throws {
-        let h = makeHarness()
+        let h = Harness(game: .game2048, seed: 2048, now: 10)
         h.scene.start()
         h.scene.load(try Game2048Model(rows: [[0, 2, 0, 2, 0], [0, 0, 0, 0, 64], [4, 0, 4, 0, 8],
                                               [0, 0, 0, 0, 0], [16, 0, 0, 0, 2]], seed: 12))
@@ -73,16 +67,16 @@ final class Game2048SceneTests: XCTestCase {
         h.fps = 60
         h.swipe(.right)
         h.run(seconds: 0.05)
-        assertMatchesReference(h.screen.shadow, "2048-mid-slide-800x480")
+        h.check("2048-mid-slide-800x480")
         h.run(seconds: 0.1)
-        assertMatchesReference(h.screen.shadow, "2048-pop-800x480")
+        h.check("2048-pop-800x480")
         h.run(seconds: 0.3)
         assertTilesMatchModel(h.scene)
     }
 
     func testSettingsAndColourThemePersist() throws {
         let storage = MemoryStorage()
-        let h = makeHarness(storage: storage)
+        let h = Harness(game: .game2048, storage: storage, seed: 2048, now: 10)
         h.scene.start()
         h.run(seconds: 0.1)
         h.tap(try XCTUnwrap(h.button(titled: "Settings")))
@@ -90,27 +84,27 @@ final class Game2048SceneTests: XCTestCase {
         XCTAssertEqual(storage.integer("2048.size"), 4)
         XCTAssertEqual(h.scene.model.size, 4)
         h.run(seconds: 0.3)
-        assertMatchesReference(h.screen.shadow, "2048-settings-800x480")
+        h.check("2048-settings-800x480")
 
         h.tap(try XCTUnwrap(h.button(titled: "Colour")))
         h.tap(try XCTUnwrap(h.button(titled: "Ocean")))
         XCTAssertEqual(storage.string("2048.theme"), "ocean")
         h.run(seconds: 0.3)
-        assertMatchesReference(h.screen.shadow, "2048-theme-800x480")
+        h.check("2048-theme-800x480")
 
         h.tap(try XCTUnwrap(h.button(titled: "Game")))
         h.run(seconds: 0.3)
-        assertMatchesReference(h.screen.shadow, "2048-game-4x4-ocean-800x480")
+        h.check("2048-game-4x4-ocean-800x480")
 
         // A new scene (the next visit) finds both choices.
-        let again = makeHarness(storage: storage)
+        let again = Harness(game: .game2048, storage: storage, seed: 2048, now: 10)
         XCTAssertEqual(again.scene.model.size, 4)
         XCTAssertEqual(again.scene.backgroundColor, BackgroundTheme.all[1].color)
     }
 
     func testPracticeButtonsAndBestScore() throws {
         let storage = MemoryStorage()
-        let h = makeHarness(storage: storage)
+        let h = Harness(game: .game2048, storage: storage, seed: 2048, now: 10)
         h.scene.start()
         h.scene.load(try Game2048Model(rows: [[2, 2, 0, 0, 0], [4, 4, 0, 0, 0], [0, 0, 0, 0, 0],
                                               [0, 0, 0, 0, 0], [0, 0, 0, 0, 0]], seed: 1))
@@ -130,7 +124,7 @@ final class Game2048SceneTests: XCTestCase {
     }
 
     func testWinPanelAndKeepGoing() throws {
-        let h = makeHarness()
+        let h = Harness(game: .game2048, seed: 2048, now: 10)
         h.scene.start()
         h.scene.load(try Game2048Model(rows: [[1024, 1024, 0, 0, 0], [512, 256, 128, 64, 32], [2, 4, 8, 16, 0],
                                               [0, 0, 0, 0, 0], [0, 0, 0, 0, 2]], seed: 5, score: 20000))
@@ -138,7 +132,7 @@ final class Game2048SceneTests: XCTestCase {
         h.run(seconds: 0.4)
         XCTAssertEqual(h.scene.model.phase, .won)
         XCTAssertTrue(h.sound.requests.contains(.effect(.win)))
-        assertMatchesReference(h.screen.shadow, "2048-win-800x480")
+        h.check("2048-win-800x480")
         h.tap(try XCTUnwrap(h.button(titled: "Keep going")))
         XCTAssertEqual(h.scene.model.phase, .playing)
         h.key(.right)
@@ -146,31 +140,31 @@ final class Game2048SceneTests: XCTestCase {
     }
 
     func testGameOverPanel() throws {
-        let h = makeHarness()
+        let h = Harness(game: .game2048, seed: 2048, now: 10)
         h.scene.start()
         h.scene.load(try Game2048Model(rows: [[2, 4, 2], [8, 2, 4], [16, 32, 0]], seed: 6))
         h.key(.right)
         h.run(seconds: 0.4)
         XCTAssertEqual(h.scene.model.phase, .over)
-        assertMatchesReference(h.screen.shadow, "2048-over-800x480")
+        h.check("2048-over-800x480")
         h.tap(try XCTUnwrap(h.button(titled: "Undo")))
         XCTAssertEqual(h.scene.model.phase, .playing)
     }
 
     func testPortraitAndChinese() throws {
-        let h = makeHarness(width: 480, height: 800, language: .chinese)
-        assertMatchesReference(h.screen.shadow, "2048-start-zh-480x800")
+        let h = Harness(game: .game2048, width: 480, height: 800, language: .chinese, seed: 2048, now: 10)
+        h.check("2048-start-zh-480x800")
         h.tap(try XCTUnwrap(h.button(titled: "开始！")))
         h.key(.up)
         h.run(seconds: 0.4)
-        assertMatchesReference(h.screen.shadow, "2048-game-zh-480x800")
+        h.check("2048-game-zh-480x800")
     }
 
     /// A stick alone reaches everything: confirm lifts the focus to the buttons, up to the
     /// tabs; choosing the game tab hands the arrows back to the tiles.
     func testStickReachesTheTabsAndBack() throws {
         let storage = MemoryStorage()
-        let h = makeHarness(storage: storage)
+        let h = Harness(game: .game2048, storage: storage, seed: 2048, now: 10)
         h.key(.confirm)  // "Let's go!" has the focus on the start screen
         XCTAssertTrue(h.scene.started)
         h.key(.left)
@@ -209,7 +203,7 @@ final class Game2048SceneTests: XCTestCase {
     }
 
     func testAttractModePlaysItself() {
-        let h = makeHarness(seed: 77)
+        let h = Harness(game: .game2048, seed: 77, now: 10)
         h.fps = 10
         h.scene.isAutoplaying = true
         XCTAssertTrue(h.scene.started)

@@ -8,12 +8,6 @@ import UI
 
 private typealias Harness = SceneHarness<MemoryMatchScene>
 
-/// The scene as the kiosk makes it, on a screen of the given size.
-private func makeHarness(width: Int = 800, height: Int = 480, storage: MemoryStorage = MemoryStorage(),
-                         language: Language = .english, seed: UInt64 = 16) -> Harness {
-    Harness(width: width, height: height, language: language, seed: seed, storage: storage, now: 10) { MemoryMatchScene($0) }
-}
-
 extension SceneHarness where S == MemoryMatchScene {
     func tapCard(_ index: Int) { tap(scene.cardViews[index]) }
 
@@ -23,17 +17,18 @@ extension SceneHarness where S == MemoryMatchScene {
         return (indices[0], indices[1])
     }
 }
+
 final class MemoryMatchSceneTests: XCTestCase {
     /// A whole 4x4 game by touch: a mismatch, a third tap, every pair, the dialog, again.
     func testWholeGameByTouch() throws {
         let storage = MemoryStorage()
-        let h = makeHarness(storage: storage)
-        assertMatchesReference(h.screen.shadow, "memory-start-800x480")
+        let h = Harness(game: .memoryMatch, storage: storage, seed: 16, now: 10)
+        h.check("memory-start-800x480")
         h.tap(try XCTUnwrap(h.button(titled: "PLAY")))
         XCTAssertTrue(h.scene.showingGrid)
         XCTAssertEqual(h.scene.model.phase, .playing)
         h.run(seconds: 0.6)
-        assertMatchesReference(h.screen.shadow, "memory-dealt-800x480")
+        h.check("memory-dealt-800x480")
 
         // A mismatch: both show, then turn back.
         let (a0, b0) = h.pair(0)
@@ -42,7 +37,7 @@ final class MemoryMatchSceneTests: XCTestCase {
         h.tapCard(a1)
         XCTAssertNotNil(h.scene.model.mismatch)
         h.run(seconds: 0.3)
-        assertMatchesReference(h.screen.shadow, "memory-mismatch-800x480")
+        h.check("memory-mismatch-800x480")
         h.run(seconds: 1)
         XCTAssertNil(h.scene.model.mismatch)
         XCTAssertEqual(h.scene.cardViews[a0].turn, 0)
@@ -62,7 +57,7 @@ final class MemoryMatchSceneTests: XCTestCase {
         h.tapCard(b2)
         h.run(seconds: 0.5)
         XCTAssertEqual(h.scene.model.matchedPairs, 2)
-        assertMatchesReference(h.screen.shadow, "memory-two-pairs-800x480")
+        h.check("memory-two-pairs-800x480")
 
         for face in 1..<8 where h.scene.model.cards[h.pair(face).0].state != .matched {
             let (a, b) = h.pair(face)
@@ -73,7 +68,7 @@ final class MemoryMatchSceneTests: XCTestCase {
         XCTAssertEqual(h.scene.model.phase, .won)
         XCTAssertTrue(h.sound.requests.contains(.effect(.win)))
         h.run(seconds: 1)
-        assertMatchesReference(h.screen.shadow, "memory-play-again-800x480")
+        h.check("memory-play-again-800x480")
         XCTAssertEqual(storage.integer("memory.best.4x4"), h.scene.model.moves)
 
         h.tap(try XCTUnwrap(h.button(titled: "Yes")))
@@ -83,7 +78,7 @@ final class MemoryMatchSceneTests: XCTestCase {
     }
 
     func testNoGoesBackToTheStartScreen() throws {
-        let h = makeHarness()
+        let h = Harness(game: .memoryMatch, seed: 16, now: 10)
         h.tap(try XCTUnwrap(h.button(titled: "PLAY")))
         for face in 0..<8 {
             let (a, b) = h.pair(face)
@@ -99,13 +94,13 @@ final class MemoryMatchSceneTests: XCTestCase {
 
     func testGridAndThemeChoicesPersist() throws {
         let storage = MemoryStorage()
-        let h = makeHarness(storage: storage)
+        let h = Harness(game: .memoryMatch, storage: storage, seed: 16, now: 10)
         h.tap(try XCTUnwrap(h.button(titled: "6×6")))
         h.tap(try XCTUnwrap(h.button(titled: "Fruit")))
         XCTAssertEqual(storage.string("memory.grid"), "6x6")
         XCTAssertEqual(storage.string("memory.theme"), "fruit")
         h.run(seconds: 0.3)
-        assertMatchesReference(h.screen.shadow, "memory-start-6x6-fruit-800x480")
+        h.check("memory-start-6x6-fruit-800x480")
         h.tap(try XCTUnwrap(h.button(titled: "PLAY")))
         XCTAssertEqual(h.scene.cardViews.count, 36)
         // Open a few cards to show the faces.
@@ -115,9 +110,9 @@ final class MemoryMatchSceneTests: XCTestCase {
             h.tapCard(b)
         }
         h.run(seconds: 0.6)
-        assertMatchesReference(h.screen.shadow, "memory-6x6-fruit-800x480")
+        h.check("memory-6x6-fruit-800x480")
 
-        let again = makeHarness(storage: storage)
+        let again = Harness(game: .memoryMatch, storage: storage, seed: 16, now: 10)
         XCTAssertEqual(again.scene.model.grid, .sixBySix)
     }
 
@@ -125,8 +120,8 @@ final class MemoryMatchSceneTests: XCTestCase {
         let storage = MemoryStorage()
         storage.setString("memory.grid", "4x5")
         storage.setString("memory.theme", "vehicles")
-        let h = makeHarness(width: 480, height: 800, storage: storage, language: .chinese)
-        assertMatchesReference(h.screen.shadow, "memory-start-zh-480x800")
+        let h = Harness(game: .memoryMatch, width: 480, height: 800, storage: storage, language: .chinese, seed: 16, now: 10)
+        h.check("memory-start-zh-480x800")
         h.tap(try XCTUnwrap(h.button(titled: "开始")))
         for face in 0..<4 {
             let (a, b) = h.pair(face)
@@ -134,11 +129,11 @@ final class MemoryMatchSceneTests: XCTestCase {
             h.tapCard(b)
         }
         h.run(seconds: 0.6)
-        assertMatchesReference(h.screen.shadow, "memory-4x5-zh-480x800")
+        h.check("memory-4x5-zh-480x800")
     }
 
     func testFlipTurnsEdgeOnAndBack() throws {
-        let h = makeHarness()
+        let h = Harness(game: .memoryMatch, seed: 16, now: 10)
         h.tap(try XCTUnwrap(h.button(titled: "PLAY")))
         h.run(seconds: 0.6)
         let card = h.scene.cardViews[5]
@@ -155,14 +150,14 @@ final class MemoryMatchSceneTests: XCTestCase {
         let other = h.scene.cardViews[6]
         h.screen.handle(.touch(TouchEvent(phase: .down, id: 3, x: other.rectInRoot.midX, y: other.rectInRoot.midY, time: h.now)))
         h.run(seconds: 0.1)
-        assertMatchesReference(h.screen.shadow, "memory-mid-flip-800x480")
+        h.check("memory-mid-flip-800x480")
         XCTAssertTrue(turns.contains { $0 > 0.3 && $0 < 0.7 }, "passes edge-on: \(turns)")
         XCTAssertEqual(turns, turns.sorted())
     }
 
     /// Arrow keys (or a stick) move a focus ring over the cards; confirm turns the card.
     func testKeysPlay() throws {
-        let h = makeHarness()
+        let h = Harness(game: .memoryMatch, seed: 16, now: 10)
         func key(_ k: Key) { h.screen.handle(.key(KeyEvent(key: k, isPressed: true, time: h.now))) }
         key(.confirm)  // PLAY has the focus on the start screen
         XCTAssertTrue(h.scene.showingGrid)
@@ -177,11 +172,11 @@ final class MemoryMatchSceneTests: XCTestCase {
         key(.confirm)
         XCTAssertEqual(h.scene.model.moves, 1)
         h.run(seconds: 0.3)
-        assertMatchesReference(h.screen.shadow, "memory-keys-800x480")
+        h.check("memory-keys-800x480")
     }
 
     func testPauseStopsTheClock() throws {
-        let h = makeHarness()
+        let h = Harness(game: .memoryMatch, seed: 16, now: 10)
         h.tap(try XCTUnwrap(h.button(titled: "PLAY")))
         h.run(seconds: 2)
         h.scene.pause()
@@ -193,7 +188,7 @@ final class MemoryMatchSceneTests: XCTestCase {
     }
 
     func testAttractModePlaysAWholeGame() {
-        let h = makeHarness(seed: 5)
+        let h = Harness(game: .memoryMatch, seed: 5, now: 10)
         h.fps = 10
         h.scene.isAutoplaying = true
         XCTAssertTrue(h.scene.showingGrid)

@@ -19,8 +19,8 @@ public final class SceneHarness<S: Scene> {
     private var gestures: GestureRecognizer?
 
     /// A game scene made from a context: the same world the kiosk gives it.
-    public init(width: Int = 800, height: Int = 480, language: Language = .english, seed: UInt64 = 1,
-                storage: MemoryStorage = MemoryStorage(), dataDirectory: String = "/nonexistent",
+    public init(width: Int = 800, height: Int = 480, storage: MemoryStorage = MemoryStorage(),
+                language: Language = .english, seed: UInt64 = 1, dataDirectory: String = "/nonexistent",
                 now: Double = 100, make: (GameContext) -> S) {
         let sound = RecordingSoundBoard()
         self.sound = sound
@@ -31,6 +31,17 @@ public final class SceneHarness<S: Scene> {
                                  dataDirectory: dataDirectory))
         screen.show(scene, now: now)
         screen.renderFrame(now: now)
+    }
+
+    /// A game's scene made by its descriptor, as the kiosk makes it.
+    public convenience init(game: GameDescriptor, width: Int = 800, height: Int = 480,
+                            storage: MemoryStorage = MemoryStorage(), language: Language = .english,
+                            seed: UInt64 = 1, dataDirectory: String = "/nonexistent", now: Double = 100) {
+        self.init(width: width, height: height, storage: storage, language: language, seed: seed,
+                  dataDirectory: dataDirectory, now: now) { context in
+            guard let scene = game.makeScene(context) as? S else { preconditionFailure("\(game.id) makes another scene") }
+            return scene
+        }
     }
 
     /// Any scene, already made.
