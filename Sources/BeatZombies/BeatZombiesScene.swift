@@ -198,11 +198,8 @@ public final class BeatZombiesScene: GameScene {
             message: text("Score \(game.score)   Best \(best)", "得分 \(game.score)   最高 \(best)"),
             buttonTitle: text("Play again", "再来一局"))
         overlay.restartButton.action = { [weak self] in self?.restart() }
-        overlay.layout(in: size)
-        addSubview(overlay)
         lostOverlay = overlay
-        overlay.present(animator: animator)
-        focus(overlay.restartButton)
+        present(overlay)
     }
 
     /// Starts a new game on the same lawn.

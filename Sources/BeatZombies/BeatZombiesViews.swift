@@ -68,7 +68,7 @@ final class LawnView: View {
 
 /// "The zombies won": a dimmed cover and a panel that grows from the centre to twice its
 /// size over a second, then the restart button appears.
-final class LostOverlay: View {
+final class LostOverlay: View, GameOverlay {
     let panel = Panel(fill: Theme.surface)
     let titleLabel: Label
     let messageLabel: Label
@@ -88,6 +88,7 @@ final class LostOverlay: View {
     }
 
     override var acceptsTouches: Bool { true }
+    var primaryButton: Button { restartButton }
 
     func layout(in size: Size) {
         frame = Rect(0, 0, size.width, size.height)

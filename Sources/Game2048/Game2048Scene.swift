@@ -15,9 +15,6 @@ public final class Game2048Scene: GameScene {
     /// How long tiles slide, and how long merged and new tiles pop.
     static let slideDuration = 0.1
     static let popDuration = 0.15
-    /// Attract mode: seconds between moves, and the pause on a finished board.
-    static let autoplayInterval = 0.3
-    static let autoplayRestartDelay = 2.5
     static let tabIcons: [String?] = ["🎮", "⚙️", "🎨"]
 
     public override var isAutoplaying: Bool {
@@ -29,7 +26,7 @@ public final class Game2048Scene: GameScene {
                 if !started { started = true }
                 showTab(0)
                 newGame()
-                autoplayClock = 0
+                autoplayPace.reset()
             }
             updateVisibility()
         }
@@ -45,7 +42,8 @@ public final class Game2048Scene: GameScene {
     private(set) var selectedTab = 0
 
     private let autoplayer = Game2048Autoplayer()
-    private var autoplayClock = 0.0
+    /// Attract mode: a move every 0.3 s, a pause on a finished board.
+    private var autoplayPace = AutoplayPace(interval: 0.3)
     private var boardTweens: [Tween] = []
     private(set) var tileViews: [Int: TileView] = [:]
     private var dialog: Dialog?
@@ -539,16 +537,11 @@ public final class Game2048Scene: GameScene {
     public override func update(dt: Double) {
         boardTweens.removeAll { $0.isFinished || $0.isCancelled }
         guard isAutoplaying else { return }
-        autoplayClock += dt
         if model.phase == .over {
-            if autoplayClock >= Self.autoplayRestartDelay {
-                autoplayClock = 0
-                newGame()
-            }
+            if autoplayPace.restartDue(after: dt) { newGame() }
             return
         }
-        guard autoplayClock >= Self.autoplayInterval else { return }
-        autoplayClock = 0
+        guard autoplayPace.moveDue(after: dt) else { return }
         if let direction = autoplayer.bestMove(for: model) { move(direction) }
     }
 

@@ -303,11 +303,8 @@ public final class GuessPictureScene: GameScene {
             ],
             buttonTitle: text("Play again", "再玩一次"))
         overlay.button.action = { [weak self] in self?.restart() }
-        overlay.layout(in: size)
-        addSubview(overlay)
         endPanel = overlay
-        overlay.present(animator: animator)
-        focus(overlay.button)
+        present(overlay)
     }
 
     public func restart() {

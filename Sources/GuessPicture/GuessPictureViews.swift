@@ -141,7 +141,7 @@ final class BigPictureOverlay: View {
 }
 
 /// The end-of-pack screen: the score, the right answers, the best, and "play again".
-final class EndOfPackOverlay: View {
+final class EndOfPackOverlay: View, GameOverlay {
     let panel = Panel(fill: Theme.surface)
     let icon = ImageView(emoji: "🏆")
     let titleLabel: Label
@@ -165,6 +165,7 @@ final class EndOfPackOverlay: View {
     }
 
     override var acceptsTouches: Bool { true }
+    var primaryButton: Button { button }
 
     func layout(in size: Size) {
         frame = Rect(0, 0, size.width, size.height)

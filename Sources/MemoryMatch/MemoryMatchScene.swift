@@ -13,9 +13,6 @@ import Glibc
 /// and the last pair brings a "play again?" dialog.
 public final class MemoryMatchScene: GameScene {
     static let flipDuration = 0.24
-    /// Attract mode: seconds between taps, and the pause on a finished grid.
-    static let autoplayInterval = 0.7
-    static let autoplayRestartDelay = 2.5
     /// The dialog waits for the last pair's flip and glow.
     static let endDelay = 0.6
 
@@ -26,7 +23,7 @@ public final class MemoryMatchScene: GameScene {
             dialog = nil
             if isAutoplaying {
                 autoplayer = MemoryMatchAutoplayer(seed: seeds.next())
-                autoplayClock = 0
+                autoplayPace.reset()
                 play()
             }
         }
@@ -36,7 +33,8 @@ public final class MemoryMatchScene: GameScene {
     private(set) var model: MemoryMatchModel
     private var themeIndex: Int
     private var autoplayer: MemoryMatchAutoplayer
-    private var autoplayClock = 0.0
+    /// Attract mode: a card every 0.7 s, a pause on a finished grid.
+    private var autoplayPace = AutoplayPace(interval: 0.7)
     private var endClock: Double?
     private(set) var cardViews: [CardView] = []
     private var dialog: Dialog?
@@ -402,7 +400,7 @@ public final class MemoryMatchScene: GameScene {
         }
         if let clock = endClock {
             endClock = clock + dt
-            let delay = isAutoplaying ? Self.autoplayRestartDelay : Self.endDelay
+            let delay = isAutoplaying ? autoplayPace.restartDelay : Self.endDelay
             if clock + dt >= delay {
                 endClock = nil
                 if isAutoplaying { play() } else { showPlayAgain() }
@@ -410,10 +408,8 @@ public final class MemoryMatchScene: GameScene {
             return
         }
         guard isAutoplaying, showingGrid, model.phase == .playing else { return }
-        autoplayClock += dt
         // Like a person, wait for a wrong pair to turn back before the next card.
-        guard autoplayClock >= Self.autoplayInterval, model.mismatch == nil else { return }
-        autoplayClock = 0
+        guard model.mismatch == nil, autoplayPace.moveDue(after: dt) else { return }
         if let index = autoplayer.nextTap(in: model) { handle(model.tap(index, now: now)) }
     }
 

@@ -169,6 +169,15 @@ open class GameScene: Scene {
         if wantsMusic { sound.resumeMusic() }
     }
 
+    /// Puts an end-of-game panel over the scene: sized to it, grown in with the panel's own
+    /// animation, its button focused so sticks and keys reach it.
+    public func present(_ overlay: GameOverlay) {
+        overlay.layout(in: size)
+        addSubview(overlay)
+        overlay.present(animator: animator)
+        focus(overlay.primaryButton)
+    }
+
     open override func didAppear() {
         if wantsMusic && !isPaused { sound.playMusic(music) }
     }
@@ -176,4 +185,13 @@ open class GameScene: Scene {
     open override func willDisappear() {
         saveProgress()
     }
+}
+
+/// A panel shown over a finished game ("the zombies won", the end of a question pack):
+/// what `GameScene.present` needs of it.
+public protocol GameOverlay: View {
+    /// The button that starts the next game.
+    var primaryButton: Button { get }
+    func layout(in size: Size)
+    func present(animator: Animator)
 }
