@@ -58,6 +58,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Platform", "Graphics", "Input", "Audio", "UI"],
                 path: "Tests/TestSupport"),
         .testTarget(name: "PlatformTests", dependencies: ["Platform"]),
+        .testTarget(name: "GameCoreTests", dependencies: ["GameCore"]),
         .testTarget(name: "GraphicsTests", dependencies: ["Graphics", "Platform", "TestSupport"], exclude: ["References"]),
         .testTarget(name: "InputTests", dependencies: ["Input", "CEvdev", "Platform", "GameCore"], exclude: ["Fixtures"]),
         .testTarget(name: "AudioTests", dependencies: ["Audio", "Platform"]),

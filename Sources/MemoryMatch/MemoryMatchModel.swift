@@ -187,7 +187,7 @@ public struct MemoryMatchModel: Equatable, Sendable {
 
     private mutating func deal() {
         var faces = (0..<grid.cardCount).map { $0 / 2 }
-        Self.shuffle(&faces, using: &rng)
+        rng.shuffle(&faces)
         cards = faces.map { Card(face: $0, state: .faceDown) }
         phase = .ready
         moves = 0
@@ -196,13 +196,5 @@ public struct MemoryMatchModel: Equatable, Sendable {
         startTime = nil
         endTime = nil
         pausedAt = nil
-    }
-
-    /// Fisher-Yates: every order equally likely, given a uniform `Int.random(in:)`.
-    static func shuffle<T>(_ items: inout [T], using rng: inout SeededRandom) {
-        guard items.count > 1 else { return }
-        for i in stride(from: items.count - 1, to: 0, by: -1) {
-            items.swapAt(i, Int.random(in: 0...i, using: &rng))
-        }
     }
 }

@@ -38,40 +38,6 @@ final class MemoryMatchDealTests: XCTestCase {
         XCTAssertEqual(GridSize.sixBySix.pairCount, 18)
     }
 
-    /// Chi-square over the (item, position) table of many Fisher-Yates shuffles of 16 items:
-    /// 256 cells, (16-1)^2 = 225 degrees of freedom, p = 0.001 critical value about 304.
-    func testShuffleIsUniform() {
-        var rng = SeededRandom(seed: 99)
-        let n = 16, trials = 32_000
-        var table = [Int](repeating: 0, count: n * n)
-        for _ in 0..<trials {
-            var items = Array(0..<n)
-            MemoryMatchModel.shuffle(&items, using: &rng)
-            for (position, item) in items.enumerated() { table[item * n + position] += 1 }
-        }
-        let expected = Double(trials) / Double(n)
-        let chiSquare = table.reduce(0.0) { $0 + (Double($1) - expected) * (Double($1) - expected) / expected }
-        XCTAssertLessThan(chiSquare, 304)
-        // And not suspiciously perfect (p = 0.999 lower critical value about 162).
-        XCTAssertGreaterThan(chiSquare, 162)
-    }
-
-    /// Orders of 4 items: all 24 permutations about equally often (df 23, p = 0.001: 49.7).
-    func testShuffleReachesEveryOrderEvenly() {
-        var rng = SeededRandom(seed: 7)
-        var counts: [[Int]: Int] = [:]
-        let trials = 24_000
-        for _ in 0..<trials {
-            var items = [0, 1, 2, 3]
-            MemoryMatchModel.shuffle(&items, using: &rng)
-            counts[items, default: 0] += 1
-        }
-        XCTAssertEqual(counts.count, 24)
-        let expected = Double(trials) / 24
-        let chiSquare = counts.values.reduce(0.0) { $0 + (Double($1) - expected) * (Double($1) - expected) / expected }
-        XCTAssertLessThan(chiSquare, 49.7)
-    }
-
     /// The deal itself: the face on the first card is uniform over the 8 faces.
     func testDealIsUniformPerPosition() {
         var counts = [Int](repeating: 0, count: 8)
