@@ -332,10 +332,10 @@ final class StoreStorage: GameStorage {
     let store: StateStore
     init(store: StateStore) { self.store = store }
     func integer(_ key: String) -> Int? {
-        key.contains(".best") ? store.best(key) : store.setting(key).flatMap { Int($0) }
+        StorageKeys.isScore(key) ? store.best(key) : store.setting(key).flatMap { Int($0) }
     }
     func setInteger(_ key: String, _ value: Int) {
-        if key.contains(".best") { store.setScore(key, value) } else { _ = store.setSetting(key, String(value)) }
+        if StorageKeys.isScore(key) { store.setScore(key, value) } else { _ = store.setSetting(key, String(value)) }
     }
     func string(_ key: String) -> String? { store.setting(key) }
     func setString(_ key: String, _ value: String) { _ = store.setSetting(key, value) }

@@ -19,7 +19,8 @@ public final class BeatZombiesScene: GameScene {
     static let kindEmoji = ["🧟", "🦖", "🧛", "🧌"]
     /// Emoji drawn facing right in Noto Color Emoji: mirrored so they walk towards the house.
     static let facesRight: Set<String> = ["🦖"]
-    static let bestKey = "zombies.best"
+    /// One best score: "zombies.best".
+    static let bestKey = StorageKeys(namespace: "zombies").best()
 
     public override var isAutoplaying: Bool {
         didSet { if isAutoplaying != oldValue { autoplayer = ZombieAutoplayer(seed: seed &+ 1) } }
@@ -36,7 +37,6 @@ public final class BeatZombiesScene: GameScene {
     let houseMeter: DrawingView
     let houseView: DrawingView
     let lawnView: LawnView
-    private var lostOverlay: LostOverlay?
     /// Sprites by emoji and pixel size (mirrored where needed); a handful of entries.
     private var sprites: [String: Surface] = [:]
     private var shownScore = -1
@@ -91,7 +91,7 @@ public final class BeatZombiesScene: GameScene {
         lawnView.frame = lawnRect
         lawnView.clipsToBounds = true
         game.resizeLawn(width: lawnRect.width, height: lawnRect.height)
-        lostOverlay?.layout(in: size)
+        overlay?.layout(in: size)
     }
 
     // MARK: - Frames
@@ -170,7 +170,7 @@ public final class BeatZombiesScene: GameScene {
         let start = Point(lawnView.frame.minX + lawnPoint.x, lawnView.frame.minY + max(20, lawnPoint.y))
         label.frame = Rect(center: start, size: Size(80, 40))
         addSubview(label)
-        if let overlay = lostOverlay { bringToFront(overlay) }
+        if let overlay { bringToFront(overlay) }
         animator.tween(duration: 0.7, easing: .easeOut) { [weak label] t in
             label?.frame = Rect(center: Point(start.x, start.y - 40 * t), size: Size(80, 40))
             label?.alpha = t < 0.5 ? 1 : 1 - (t - 0.5) * 2
@@ -198,15 +198,12 @@ public final class BeatZombiesScene: GameScene {
             message: text("Score \(game.score)   Best \(best)", "得分 \(game.score)   最高 \(best)"),
             buttonTitle: text("Play again", "再来一局"))
         overlay.restartButton.action = { [weak self] in self?.restart() }
-        lostOverlay = overlay
         present(overlay)
     }
 
     /// Starts a new game on the same lawn.
     public func restart() {
-        lostOverlay?.removeFromSuperview()
-        lostOverlay = nil
-        focus(nil)
+        dismissOverlay()
         game.restart()
         selection = nil
         shownScore = -1

@@ -68,7 +68,7 @@ final class LawnView: View {
 
 /// "The zombies won": a dimmed cover and a panel that grows from the centre to twice its
 /// size over a second, then the restart button appears.
-final class LostOverlay: View, GameOverlay {
+final class LostOverlay: GameOverlay {
     let panel = Panel(fill: Theme.surface)
     let titleLabel: Label
     let messageLabel: Label
@@ -79,19 +79,14 @@ final class LostOverlay: View, GameOverlay {
         titleLabel = Label(title, style: Theme.title.with(color: Theme.error))
         messageLabel = Label(message, style: Theme.body.with(color: Theme.textDim))
         restartButton = Button(buttonTitle, icon: "🔄")
-        super.init(frame: .zero)
-        backgroundColor = Theme.dimCover
+        super.init(primaryButton: restartButton)
         addSubview(panel)
         [icon, titleLabel, messageLabel].forEach(panel.addSubview)
         addSubview(restartButton)
         titleLabel.shrinksToFit = true
     }
 
-    override var acceptsTouches: Bool { true }
-    var primaryButton: Button { restartButton }
-
-    func layout(in size: Size) {
-        frame = Rect(0, 0, size.width, size.height)
+    override func layoutPanel(in size: Size) {
         let width = min(480, size.width - 40)
         let height: Double = 240
         panel.frame = Rect(center: Point(size.width / 2, size.height / 2 - 30), size: Size(width, height))
@@ -101,7 +96,7 @@ final class LostOverlay: View, GameOverlay {
         restartButton.frame = Rect(center: Point(size.width / 2, panel.frame.maxY + 50), size: Size(240, 64))
     }
 
-    func present(animator: Animator) {
+    override func present(animator: Animator) {
         alpha = 0
         panel.scale = 0.5
         restartButton.isHidden = true

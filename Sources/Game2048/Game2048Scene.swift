@@ -78,7 +78,7 @@ public final class Game2048Scene: GameScene {
         let storage = context.storage
         seeds = SeededRandom(seed: context.seed)
         boardSize = Self.savedSize(storage)
-        let savedTheme = storage.string(Keys.theme)
+        let savedTheme = storage.string(Self.keys.setting("theme"))
         themeIndex = BackgroundTheme.all.firstIndex { $0.key == savedTheme } ?? 0
         model = Game2048Model(checkedSize: boardSize, seed: seeds.next())
         let zh = context.language == .chinese
@@ -91,15 +91,14 @@ public final class Game2048Scene: GameScene {
         build()
     }
 
-    enum Keys {
-        static let size = "2048.size"
-        static let theme = "2048.theme"
-        static func best(_ size: Int) -> String { "2048.best.\(size)x\(size)" }
-    }
+    static let keys = StorageKeys(namespace: "2048")
+
+    /// Best scores are kept per board size ("2048.best.5x5").
+    static func bestKey(_ size: Int) -> String { keys.best("\(size)x\(size)") }
 
     /// The board size the player last chose (the default when none, or a bad value).
     static func savedSize(_ storage: GameStorage) -> Int {
-        let saved = storage.integer(Keys.size) ?? Game2048Model.defaultSize
+        let saved = storage.integer(keys.setting("size")) ?? Game2048Model.defaultSize
         return Game2048Model.sizes.contains(saved) ? saved : Game2048Model.defaultSize
     }
 
@@ -353,14 +352,14 @@ public final class Game2048Scene: GameScene {
     private func chooseSize(_ size: Int) {
         guard Game2048Model.sizes.contains(size), size != boardSize else { return }
         boardSize = size
-        storage.setInteger(Keys.size, size)
+        storage.setInteger(Self.keys.setting("size"), size)
         newGame()
     }
 
     private func chooseTheme(_ index: Int) {
         guard BackgroundTheme.all.indices.contains(index) else { return }
         themeIndex = index
-        storage.setString(Keys.theme, BackgroundTheme.all[index].key)
+        storage.setString(Self.keys.setting("theme"), BackgroundTheme.all[index].key)
         backgroundColor = BackgroundTheme.all[index].color
         refreshLabels()
     }
@@ -513,10 +512,10 @@ public final class Game2048Scene: GameScene {
 
     private func refreshLabels() {
         scoreBox.value = String(model.score)
-        var best = storage.integer(Keys.best(model.size)) ?? 0
+        var best = storage.integer(Self.bestKey(model.size)) ?? 0
         if model.score > best && !isPractice && !isAutoplaying {
             best = model.score
-            storage.setInteger(Keys.best(model.size), best)
+            storage.setInteger(Self.bestKey(model.size), best)
         }
         bestBox.value = String(max(best, isAutoplaying || isPractice ? 0 : model.score))
         undoButton.isEnabled = model.canUndo

@@ -36,7 +36,6 @@ public final class GuessPictureScene: GameScene {
     private(set) var slotViews: [SlotView] = []
     private(set) var optionButtons: [Button] = []
     private var bigPicture: BigPictureOverlay?
-    private var endPanel: EndOfPackOverlay?
     private let emptyLabel = Label("", style: Theme.body.with(color: Theme.textDim))
     private var shownIndex = -1
 
@@ -97,7 +96,7 @@ public final class GuessPictureScene: GameScene {
     }
 
     /// Best scores are kept per pack language: the packs differ.
-    static func bestKey(packLanguage: String) -> String { "guess.best.\(packLanguage)" }
+    static func bestKey(packLanguage: String) -> String { StorageKeys(namespace: "guess").best(packLanguage) }
     private var bestKey: String { Self.bestKey(packLanguage: pack?.language ?? language.rawValue) }
 
     // MARK: - Layout
@@ -156,7 +155,7 @@ public final class GuessPictureScene: GameScene {
         slotRow.frame = slotRect
         layoutSlots()
         bigPicture?.layout(in: size, from: pictureCard.frame)
-        endPanel?.layout(in: size)
+        overlay?.layout(in: size)
     }
 
     private func layoutSlots() {
@@ -303,16 +302,13 @@ public final class GuessPictureScene: GameScene {
             ],
             buttonTitle: text("Play again", "再玩一次"))
         overlay.button.action = { [weak self] in self?.restart() }
-        endPanel = overlay
         present(overlay)
     }
 
     public func restart() {
-        endPanel?.removeFromSuperview()
-        endPanel = nil
+        dismissOverlay()
         bigPicture?.removeFromSuperview()
         bigPicture = nil
-        focus(nil)
         game.restart()
         shownIndex = -1
         syncQuestion()
@@ -345,7 +341,7 @@ public final class GuessPictureScene: GameScene {
         }
         let events = game.advance(by: dt)
         if !events.isEmpty { apply(events) }
-        if isAutoplaying && game.isFinished && endPanel != nil {
+        if isAutoplaying && game.isFinished && overlay != nil {
             // The attract mode starts the pack over after a moment on the end screen.
             autoplayRestartDelay -= dt
             if autoplayRestartDelay <= 0 {

@@ -141,7 +141,7 @@ final class BigPictureOverlay: View {
 }
 
 /// The end-of-pack screen: the score, the right answers, the best, and "play again".
-final class EndOfPackOverlay: View, GameOverlay {
+final class EndOfPackOverlay: GameOverlay {
     let panel = Panel(fill: Theme.surface)
     let icon = ImageView(emoji: "🏆")
     let titleLabel: Label
@@ -154,8 +154,7 @@ final class EndOfPackOverlay: View, GameOverlay {
             Label(line, style: index == 0 ? Theme.heading : Theme.body.with(color: Theme.textDim))
         }
         button = Button(buttonTitle, icon: "🔄")
-        super.init(frame: .zero)
-        backgroundColor = Theme.dimCover
+        super.init(primaryButton: button)
         addSubview(panel)
         panel.addSubview(icon)
         panel.addSubview(titleLabel)
@@ -164,11 +163,7 @@ final class EndOfPackOverlay: View, GameOverlay {
         titleLabel.shrinksToFit = true
     }
 
-    override var acceptsTouches: Bool { true }
-    var primaryButton: Button { button }
-
-    func layout(in size: Size) {
-        frame = Rect(0, 0, size.width, size.height)
+    override func layoutPanel(in size: Size) {
         let width = min(520, size.width - 40)
         let height = min(size.height - 40, 400.0)
         panel.frame = Rect(center: Point(size.width / 2, size.height / 2), size: Size(width, height))
@@ -182,7 +177,7 @@ final class EndOfPackOverlay: View, GameOverlay {
         button.frame = Rect(width / 2 - 130, height - 84, 260, 64)
     }
 
-    func present(animator: Animator) {
+    override func present(animator: Animator) {
         alpha = 0
         panel.scale = 0.8
         animator.tween(duration: Theme.normal, easing: .backOut) { [weak self] t in

@@ -10,7 +10,7 @@ extension GameDescriptor {
             id: "memory", names: [.english: "Memory Match", .chinese: "记忆翻牌"],
             emoji: "🃏", color: Color(hex: 0xA855F7), music: .memoryMatch,
             best: BestScore(lowerIsBetter: true,
-                            currentKey: { storage, _ in MemoryMatchScene.Keys.best(MemoryMatchScene.savedGrid(storage)) },
+                            currentKey: { storage, _ in MemoryMatchScene.bestKey(MemoryMatchScene.savedGrid(storage)) },
                             label: { moves, language, _ in language == .chinese ? "最少 \(moves) 步" : "Fewest moves \(moves)" }),
             makeScene: { MemoryMatchScene($0) })
     }

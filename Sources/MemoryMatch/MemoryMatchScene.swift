@@ -61,7 +61,7 @@ public final class MemoryMatchScene: GameScene {
         let storage = context.storage
         seeds = SeededRandom(seed: context.seed)
         let savedGrid = Self.savedGrid(storage)
-        let savedTheme = storage.string(Keys.theme)
+        let savedTheme = storage.string(Self.keys.setting("theme"))
         themeIndex = CardTheme.all.firstIndex { $0.key == savedTheme } ?? 0
         model = MemoryMatchModel(grid: savedGrid, seed: seeds.next())
         autoplayer = MemoryMatchAutoplayer(seed: seeds.next())
@@ -73,15 +73,14 @@ public final class MemoryMatchScene: GameScene {
         build()
     }
 
-    enum Keys {
-        static let grid = "memory.grid"
-        static let theme = "memory.theme"
-        static func best(_ grid: GridSize) -> String { "memory.best.\(grid.rawValue)" }
-    }
+    static let keys = StorageKeys(namespace: "memory")
+
+    /// Fewest moves are kept per grid ("memory.best.4x4").
+    static func bestKey(_ grid: GridSize) -> String { keys.best(grid.rawValue) }
 
     /// The grid the player last chose (4x4 when none).
     static func savedGrid(_ storage: GameStorage) -> GridSize {
-        storage.string(Keys.grid).flatMap(GridSize.init(rawValue:)) ?? .fourByFour
+        storage.string(keys.setting("grid")).flatMap(GridSize.init(rawValue:)) ?? .fourByFour
     }
 
     private var theme: CardTheme { CardTheme.all[themeIndex] }
@@ -240,7 +239,7 @@ public final class MemoryMatchScene: GameScene {
 
     private func chooseGrid(_ size: GridSize) {
         guard size != model.grid else { return }
-        storage.setString(Keys.grid, size.rawValue)
+        storage.setString(Self.keys.setting("grid"), size.rawValue)
         model = MemoryMatchModel(grid: size, seed: seeds.next())
         rebuildCards()
         refresh()
@@ -249,7 +248,7 @@ public final class MemoryMatchScene: GameScene {
     private func chooseTheme(_ index: Int) {
         guard CardTheme.all.indices.contains(index), index != themeIndex else { return }
         themeIndex = index
-        storage.setString(Keys.theme, theme.key)
+        storage.setString(Self.keys.setting("theme"), theme.key)
         rebuildCards()
         refresh()
     }
@@ -344,7 +343,7 @@ public final class MemoryMatchScene: GameScene {
     }
 
     private func recordBest() {
-        let key = Keys.best(model.grid)
+        let key = Self.bestKey(model.grid)
         guard GameDescriptor.memoryMatch.best.isBetter(model.moves, than: storage.integer(key)) else { return }
         storage.setInteger(key, model.moves)
     }
@@ -373,7 +372,7 @@ public final class MemoryMatchScene: GameScene {
     private func refresh() {
         movesStat.value = String(model.moves)
         timeStat.value = clockText(model.elapsed(now: now))
-        let best = storage.integer(Keys.best(model.grid))
+        let best = storage.integer(Self.bestKey(model.grid))
         bestStat.value = best.map(String.init) ?? "–"
         startBest.text = best.map { text("Best for \(model.grid.rawValue.replacingX): \($0) moves", "\(model.grid.rawValue.replacingX) 最佳：\($0) 步") }
             ?? text("No best yet for \(model.grid.rawValue.replacingX)", "\(model.grid.rawValue.replacingX) 还没有记录")

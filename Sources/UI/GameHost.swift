@@ -30,6 +30,24 @@ public final class MemoryStorage: GameStorage {
     public func setString(_ key: String, _ value: String) { values[key] = value }
 }
 
+/// A game's names in the storage: settings are "<namespace>.<name>", best results
+/// "<namespace>.best" or "<namespace>.best.<variant>". The ".best" marks a score for the
+/// state store (the operator can clear scores, never settings). Namespaces are stored
+/// data: they never change ("zombies", "guess", "2048", "memory").
+public struct StorageKeys: Sendable {
+    public let namespace: String
+
+    public init(namespace: String) { self.namespace = namespace }
+
+    public func setting(_ name: String) -> String { "\(namespace).\(name)" }
+    public func best(_ variant: String? = nil) -> String {
+        variant.map { "\(namespace).best.\($0)" } ?? "\(namespace).best"
+    }
+
+    /// Whether a stored key holds a score.
+    public static func isScore(_ key: String) -> Bool { key.contains(".best") }
+}
+
 /// Everything a game scene is built from.
 public struct GameContext {
     public var sound: SoundBoard
@@ -169,13 +187,25 @@ open class GameScene: Scene {
         if wantsMusic { sound.resumeMusic() }
     }
 
+    /// The end-of-game panel over the scene, while one is up.
+    public private(set) var overlay: GameOverlay?
+
     /// Puts an end-of-game panel over the scene: sized to it, grown in with the panel's own
     /// animation, its button focused so sticks and keys reach it.
     public func present(_ overlay: GameOverlay) {
+        dismissOverlay()
+        self.overlay = overlay
         overlay.layout(in: size)
         addSubview(overlay)
         overlay.present(animator: animator)
         focus(overlay.primaryButton)
+    }
+
+    /// Takes the end-of-game panel away (a new game starts).
+    public func dismissOverlay() {
+        overlay?.removeFromSuperview()
+        overlay = nil
+        focus(nil)
     }
 
     open override func didAppear() {
@@ -187,11 +217,27 @@ open class GameScene: Scene {
     }
 }
 
-/// A panel shown over a finished game ("the zombies won", the end of a question pack):
-/// what `GameScene.present` needs of it.
-public protocol GameOverlay: View {
-    /// The button that starts the next game.
-    var primaryButton: Button { get }
-    func layout(in size: Size)
-    func present(animator: Animator)
+/// A panel shown over a finished game ("the zombies won", the end of a question pack): a
+/// dimmed cover over the whole scene that takes every touch, with the subclass's panel on it.
+open class GameOverlay: View {
+    /// The button that starts the next game (focused, for sticks and keys).
+    public let primaryButton: Button
+
+    public init(primaryButton: Button) {
+        self.primaryButton = primaryButton
+        super.init(frame: .zero)
+        backgroundColor = Theme.dimCover
+    }
+
+    open override var acceptsTouches: Bool { true }
+
+    /// Covers a scene of `size`, then places the panel (`layoutPanel`).
+    public final func layout(in size: Size) {
+        frame = Rect(0, 0, size.width, size.height)
+        layoutPanel(in: size)
+    }
+
+    open func layoutPanel(in size: Size) {}
+    /// How it appears; the default shows it at once.
+    open func present(animator: Animator) {}
 }
