@@ -1,17 +1,20 @@
 #!/usr/bin/env python3
-"""Builds Guess Picture's question packs (data/packs/zh.json, data/packs/en.json) from
-Unicode CLDR, as shipped by Debian's unicode-cldr-core:
+"""Builds Guess Picture's question packs (data/packs/zh.json, data/packs/en.json) from the
+hand-reviewed list tools/packs/review.txt: only questions a player can answer from the
+picture and the clue are shipped.
 
-  answers     the emoji's text-to-speech name (annotations/zh.xml, en.xml, type="tts")
-  categories  properties/labels.txt (e.g. "animal-mammal"), titled with the locale's
-              characterLabel (main/zh.xml: 动物, main/en.xml: animal)
+  review.txt  every candidate picture with its clue, zh and en answers, kept/dropped and why
+  clues.txt   the allowed clues (titles) in both languages
+  candidates  every single-code-point emoji that CLDR labels (unicode-cldr-core's
+              properties/labels.txt) and Noto Color Emoji draws must have a review row, so
+              a new emoji font or CLDR release shows up as unreviewed pictures
   pictures    single code points that Noto Color Emoji has a glyph for (read from its cmap)
 
 Options are the answer's characters plus distractors drawn from other answers of the same
-pack (same category first), so every option looks like it could belong.
+pack (same clue first), so every option looks like it could belong.
 Deterministic: the same inputs always give byte-identical packs.
 
-usage: tools/make-packs.py [--cldr DIR] [--font FILE] [--out DIR]
+usage: tools/make-packs.py [--cldr DIR] [--font FILE] [--review DIR] [--out DIR]
 """
 import argparse
 import json
@@ -22,42 +25,14 @@ import sys
 import xml.etree.ElementTree as ET
 
 OPTION_COUNT = 21
-# Moon phases and moon faces: their names (waxing crescent, 娥眉月...) are astronomy, not
-# guessable from a small picture.
-EXCLUDED = set(range(0x1F311, 0x1F31E))
-MIN_QUESTIONS = 60
-MAX_QUESTIONS = 120
-
-# labels.txt second-level label prefix -> the characterLabel type used as the title.
-CATEGORY_OF_SUBLABEL = [
-    ("transport-sign", None),  # restroom and baggage signs: not pictures of things
-    ("animal-", "animal"),
-    ("plant-", "plant"),
-    ("food-", "food_drink"),
-    ("drink", "food_drink"),
-    ("transport-", "travel"),
-    ("place-building", "building"),
-    ("place-religious", "building"),
-    ("place-", "place"),
-    ("sky & weather", "weather"),
-    ("sport", "sport"),
-    ("event", "activities"),
-    ("game", "activities"),
-    ("arts & crafts", "activities"),
-    ("musical-instrument", "objects"),
-    ("music", "objects"),
-    ("household", "objects"),
-    ("tool", "objects"),
-    ("science", "objects"),
-    ("writing", "objects"),
-    ("office", "objects"),
-    ("light & video", "objects"),
-    ("computer", "objects"),
-    ("phone", "objects"),
-    ("book-paper", "objects"),
-    ("mail", "objects"),
-    ("money", "objects"),
-]
+# labels.txt second-level labels whose emoji are pictures of things: the candidates every
+# review must cover. (People, faces, flags and symbols are left out as a whole.)
+THING_LABELS = (
+    "animal-", "plant-", "food-", "drink", "transport-ground", "transport-water", "transport-air",
+    "place-", "sky & weather", "sport", "event", "game", "arts & crafts", "musical-instrument",
+    "music", "household", "tool", "science", "writing", "office", "light & video", "computer",
+    "phone", "book-paper", "mail", "money",
+)
 
 
 def fail(message):
@@ -115,28 +90,18 @@ def parse_unicode_set(text):
     return points
 
 
-def categories(cldr):
-    """code point -> characterLabel type, from labels.txt's second-level labels."""
-    result = {}
+def labelled_code_points(cldr):
+    """Code points labels.txt files under one of THING_LABELS."""
+    result = set()
     with open(f"{cldr}/properties/labels.txt", encoding="utf-8") as f:
         for line in f:
             line = line.split("#", 1)[0].strip()
             if not line:
                 continue
             fields = [x.strip() for x in line.split(";")]
-            if len(fields) < 3:
-                continue
-            category = next((c for prefix, c in CATEGORY_OF_SUBLABEL if fields[2].startswith(prefix)), None)
-            if category is None:
-                continue
-            for cp in parse_unicode_set(fields[0]):
-                result.setdefault(cp, category)
+            if len(fields) >= 3 and fields[2].startswith(THING_LABELS):
+                result.update(parse_unicode_set(fields[0]))
     return result
-
-
-def character_labels(cldr, locale):
-    root = ET.parse(f"{cldr}/main/{locale}.xml").getroot()
-    return {e.get("type"): e.text for e in root.iter("characterLabel")}
 
 
 def tts_names(cldr, locale):
@@ -144,54 +109,104 @@ def tts_names(cldr, locale):
     return {e.get("cp"): e.text.strip() for e in root.iter("annotation") if e.get("type") == "tts"}
 
 
-def english_answer(name):
-    """Letters only, one short word, shown in capitals."""
-    return name.upper() if re.fullmatch(r"[a-z]{3,7}", name) else None
+VERDICTS = {"kept": ("zh", "en"), "zh": ("zh",), "en": ("en",), "dropped": ()}
+MIN_QUESTIONS = 150
+ANSWER_RULES = {
+    # Two to four Han characters, nothing else.
+    "zh": (re.compile(r"[\u4e00-\u9fff]{2,4}"), "2-4 Han characters"),
+    # One word of 3-7 letters, shown in capitals.
+    "en": (re.compile(r"[A-Z]{3,7}"), "3-7 capital letters"),
+}
 
 
-def chinese_answer(name):
-    """Two to four Han characters, nothing else."""
-    return name if re.fullmatch(r"[\u4e00-\u9fff]{2,4}", name) else None
+def read_rows(path, columns):
+    """Lines of "a | b | c" (blank lines and # comments skipped), with their line numbers."""
+    rows = []
+    with open(path, encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            line = line.rstrip("\n")
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            fields = [x.strip() for x in line.split("|")]
+            if len(fields) != columns:
+                fail(f"{path}:{number}: {len(fields)} fields, want {columns}")
+            rows.append((number, fields))
+    return rows
 
 
-def build(cldr, font, locale, answer_of, seed):
-    glyphs = font_code_points(font)
-    category_of = categories(cldr)
-    titles = character_labels(cldr, locale)
-    names = tts_names(cldr, locale)
-    candidates = []
-    seen_answers = set()
-    for picture, name in sorted(names.items(), key=lambda kv: ord(kv[0][0])):
+def read_clues(path):
+    """clue key -> {"zh": title, "en": title}."""
+    return {key: {"zh": zh, "en": en} for _, (key, zh, en) in read_rows(path, 3)}
+
+
+def read_review(path, clues, glyphs):
+    """Checks every row and returns them as dicts; any broken rule stops the build."""
+    reviewed = []
+    seen = set()
+    for number, (picture, clue, zh, en, verdict, reason) in read_rows(path, 6):
+        where = f"{path}:{number}"
         if len(picture) != 1:
-            continue  # sequences (ZWJ, keycaps, flags) need shaping: single code points only
-        cp = ord(picture)
-        if cp < 0x2000 or cp in EXCLUDED or cp not in glyphs or cp not in category_of:
-            continue
-        answer = answer_of(name)
-        if answer is None or answer in seen_answers:
-            continue
-        seen_answers.add(answer)
-        candidates.append({"picture": picture, "category": category_of[cp], "answer": answer})
-    rng = random.Random(seed)
-    rng.shuffle(candidates)
-    chosen = candidates[:MAX_QUESTIONS]
-    if len(chosen) < MIN_QUESTIONS:
-        fail(f"{locale}: only {len(chosen)} usable emoji, want {MIN_QUESTIONS}")
+            fail(f"{where}: picture {picture!r} is not one code point (sequences need shaping)")
+        if ord(picture) not in glyphs:
+            fail(f"{where}: Noto Color Emoji has no glyph for {picture} (U+{ord(picture):04X})")
+        if picture in seen:
+            fail(f"{where}: {picture} is reviewed twice")
+        seen.add(picture)
+        if verdict not in VERDICTS:
+            fail(f"{where}: verdict {verdict!r}, want one of {', '.join(VERDICTS)}")
+        languages = VERDICTS[verdict]
+        if verdict != "kept" and not reason:
+            fail(f"{where}: {picture} drops a language without saying why")
+        if languages and clue not in clues:
+            fail(f"{where}: clue {clue!r} is not in clues.txt")
+        answers = {"zh": zh, "en": en}
+        for language in ("zh", "en"):
+            if language in languages:
+                pattern, rule = ANSWER_RULES[language]
+                if not pattern.fullmatch(answers[language]):
+                    fail(f"{where}: {language} answer {answers[language]!r} is not {rule}")
+            elif answers[language] != "-":
+                fail(f"{where}: {language} is dropped but has the answer {answers[language]!r}")
+        reviewed.append({"picture": picture, "clue": clue, "answers": answers, "languages": languages})
+    return reviewed
 
-    # Distractor pools: characters of the chosen answers, by category and overall.
-    pool_by_category = {}
+
+def unreviewed(cldr, glyphs, reviewed):
+    """CLDR-labelled single-code-point emoji the font draws that have no review row."""
+    pictures = {row["picture"] for row in reviewed}
+    missing = []
+    for cp in sorted(labelled_code_points(cldr)):
+        if cp >= 0x2000 and cp in glyphs and chr(cp) not in pictures and chr(cp) in tts_names(cldr, "en"):
+            missing.append(chr(cp))
+    return missing
+
+
+def build(reviewed, clues, language, seed):
+    chosen = [q for q in reviewed if language in q["languages"]]
+    answers = [q["answers"][language] for q in chosen]
+    for answer in set(answers):
+        if answers.count(answer) > 1:
+            fail(f"{language}: the answer {answer} is given to more than one picture")
+    if len(chosen) < MIN_QUESTIONS:
+        fail(f"{language}: only {len(chosen)} questions kept, want {MIN_QUESTIONS}")
+    rng = random.Random(seed)
+    chosen = sorted(chosen, key=lambda q: ord(q["picture"]))
+    rng.shuffle(chosen)
+
+    # Distractor pools: characters of the kept answers, by clue and overall.
+    pool_by_clue = {}
     pool_all = []
     for q in chosen:
-        for ch in q["answer"]:
-            pool_by_category.setdefault(q["category"], []).append(ch)
+        for ch in q["answers"][language]:
+            pool_by_clue.setdefault(q["clue"], []).append(ch)
             pool_all.append(ch)
 
     questions = []
     for q in chosen:
-        answer = q["answer"]
+        answer = q["answers"][language]
         options = list(answer)
         taken = set(answer)
-        for pool in (pool_by_category[q["category"]], pool_all):
+        for pool in (pool_by_clue[q["clue"]], pool_all):
             distinct = sorted(set(pool) - taken)
             rng.shuffle(distinct)
             for ch in distinct:
@@ -200,13 +215,9 @@ def build(cldr, font, locale, answer_of, seed):
                 options.append(ch)
                 taken.add(ch)
         if len(options) != OPTION_COUNT:
-            fail(f"{locale}: not enough distractors for {answer}")
+            fail(f"{language}: not enough distractors for {answer}")
         options.sort()  # the game shuffles; the file stays readable and stable
-        title = titles.get(q["category"])
-        if not title:
-            fail(f"{locale}: CLDR has no characterLabel for {q['category']}")
-        title = title[0].upper() + title[1:]  # "food & drink" -> "Food & drink" as a heading
-        questions.append({"picture": q["picture"], "title": title, "answer": answer, "options": options})
+        questions.append({"picture": q["picture"], "title": clues[q["clue"]][language], "answer": answer, "options": options})
     return questions
 
 
@@ -214,22 +225,29 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cldr", default="/usr/share/unicode/cldr/common")
     parser.add_argument("--font", default="/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf")
+    parser.add_argument("--review", default="tools/packs", help="holds review.txt and clues.txt")
     parser.add_argument("--out", default="data/packs")
     args = parser.parse_args()
+    try:
+        glyphs = font_code_points(args.font)
+        clues = read_clues(f"{args.review}/clues.txt")
+        reviewed = read_review(f"{args.review}/review.txt", clues, glyphs)
+        missing = unreviewed(args.cldr, glyphs, reviewed)
+    except OSError as error:
+        fail(f"{error} (apt-get install unicode-cldr-core fonts-noto-color-emoji)")
+    if missing:
+        fail(f"not reviewed yet (add rows to review.txt): {' '.join(missing)}")
     packs = [
-        ("zh", "看图猜词", chinese_answer, 2026),
-        ("en", "Guess the Picture", english_answer, 2027),
+        ("zh", "看图猜词", 2026),
+        ("en", "Guess the Picture", 2027),
     ]
-    for locale, name, answer_of, seed in packs:
-        try:
-            questions = build(args.cldr, args.font, locale, answer_of, seed)
-        except OSError as error:
-            fail(f"{error} (apt-get install unicode-cldr-core fonts-noto-color-emoji)")
+    for locale, name, seed in packs:
+        questions = build(reviewed, clues, locale, seed)
         pack = {
             "format": 1,
             "language": locale,
             "name": name,
-            "source": "Unicode CLDR annotations (tts names) and labels; generated by tools/make-packs.py",
+            "source": "tools/packs/review.txt (reviewed by hand); generated by tools/make-packs.py",
             "questions": questions,
         }
         path = f"{args.out}/{locale}.json"

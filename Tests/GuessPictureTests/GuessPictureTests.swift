@@ -318,31 +318,4 @@ final class QuestionPackTests: XCTestCase {
         XCTAssertEqual(QuestionPack.pick([en, zh], language: "fr")?.id, "en")
         XCTAssertNil(QuestionPack.pick([], language: "en"))
     }
-
-    /// The packs shipped in data/packs: both load, at least 60 questions each, answers as the
-    /// issue asks (English letters, Chinese 2-4 Han characters), single-code-point pictures.
-    func testTheShippedPacksAreValid() throws {
-        let dataDir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("data/packs").path
-        let (packs, errors) = QuestionPack.loadAll(directory: dataDir)
-        XCTAssertEqual(errors, [])
-        XCTAssertEqual(Set(packs.map(\.language)), ["zh", "en"])
-        for pack in packs {
-            XCTAssertGreaterThanOrEqual(pack.questions.count, 60, pack.id)
-            XCTAssertEqual(Set(pack.questions.map(\.answer)).count, pack.questions.count, "no repeated answers")
-            for question in pack.questions {
-                XCTAssertEqual(question.picture.unicodeScalars.count, 1, "\(question.picture): no sequences")
-                let answer = String(question.answer)
-                if pack.language == "en" {
-                    XCTAssertTrue(answer.allSatisfy { $0.isASCII && $0.isLetter }, answer)
-                } else {
-                    XCTAssertTrue((2...4).contains(answer.count), answer)
-                    XCTAssertTrue(answer.unicodeScalars.allSatisfy { (0x4E00...0x9FFF).contains($0.value) }, answer)
-                }
-                // Distractors come from the same pack's answers.
-                let packCharacters = Set(pack.questions.flatMap(\.answer))
-                XCTAssertTrue(Set(question.options).isSubset(of: packCharacters), answer)
-            }
-        }
-    }
 }
