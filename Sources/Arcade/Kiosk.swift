@@ -91,7 +91,7 @@ public final class Kiosk {
     /// A new game scene's world: each gets its own seed.
     private func context(sound: SoundBoard, storage: GameStorage) -> GameContext {
         GameContext(sound: sound, storage: storage, language: language, seed: nextSeed(),
-                    dataDirectory: settings.kiosk.dataDir)
+                    dataDirectory: settings.kiosk.dataDir, settings: settings.gameSettings)
     }
 
     // MARK: - Moving between screens

@@ -1,3 +1,4 @@
+import BeatZombies
 import Graphics
 import Platform
 import UI
@@ -83,10 +84,22 @@ public struct Settings: Equatable, Sendable {
         public init() {}
     }
 
+    public struct Zombies: Equatable, Sendable {
+        /// How fast Beat Zombies gets faster: gentle, classic (the original's rule) or arcade.
+        public var difficulty = BeatZombiesDifficulty.arcade
+        public init() {}
+    }
+
     public var display = Display()
     public var touch = Touch()
     public var audio = Audio()
     public var kiosk = Kiosk()
+    public var zombies = Zombies()
+
+    /// The games' own settings as `GameContext.settings` hands them to the scenes.
+    public var gameSettings: [String: String] {
+        [BeatZombiesScene.difficultyKey: zombies.difficulty.rawValue]
+    }
 
     public init() {}
 }

@@ -1,6 +1,7 @@
 // The settings table: every key a file, `--set` or the operator's saved settings may
 // name, with how to read and write it. Adding a setting: a field in Settings.swift, an
 // entry here and a line in docs/CONFIG.md.
+import BeatZombies
 import Graphics
 import Platform
 import UI
@@ -8,7 +9,7 @@ import UI
 extension Settings {
     /// Every key a file, `--set` or the operator's saved settings may name.
     public static var keys: [String] { Settings.table.map(\.key) }
-    public static let sections = ["display", "touch", "audio", "kiosk"]
+    public static let sections = ["display", "touch", "audio", "kiosk", "zombies"]
 
     /// Sets one setting from its text form. Returns nil on success, else why the value
     /// was refused (the setting is then unchanged).
@@ -188,6 +189,13 @@ extension Settings {
         },
         Entry(key: "kiosk.board", get: { $0.kiosk.board ?? "none" }) { s, v in
             s.kiosk.board = (v.isEmpty || v == "none") ? nil : v
+            return nil
+        },
+        Entry(key: "zombies.difficulty", get: { $0.zombies.difficulty.rawValue }) { s, v in
+            guard let difficulty = BeatZombiesDifficulty(rawValue: v.lowercased()) else {
+                return "must be " + BeatZombiesDifficulty.allCases.map(\.rawValue).joined(separator: ", ")
+            }
+            s.zombies.difficulty = difficulty
             return nil
         },
     ]

@@ -63,8 +63,8 @@ public struct ZombieKind: Equatable, Sendable {
     ]
 }
 
-/// The constants of the game. The defaults are the original demo's; a test or an operator
-/// may change them.
+/// The constants of the game. The defaults are the original demo's (`classic`); the kiosk
+/// plays `BeatZombiesDifficulty.arcade`'s, and a test may change any of them.
 public struct BeatZombiesRules: Equatable, Sendable {
     /// Zombies on the lawn at once.
     public var zombieCount = 15
@@ -72,10 +72,12 @@ public struct BeatZombiesRules: Equatable, Sendable {
     public var tick = 0.05
     /// Walking speed at the start, in points per tick on a lawn `referenceWidth` wide.
     public var baseSpeed = 0.5
-    /// Added to the speed at every speed-up.
-    public var speedUpStep = 0.1
-    /// Points between speed-ups.
-    public var pointsPerSpeedUp = 20
+    /// Added to the speed by every zombie beaten (the original added 0.1 per hit).
+    public var speedPerHit = 0.1
+    /// Added to the speed per minute of play, so a game ends even for a player who beats few.
+    public var speedPerMinute = 0.0
+    /// The speed never goes beyond this (a crossing of `referenceWidth / maxSpeed` ticks).
+    public var maxSpeed = 12.0
     /// The original phone's lawn width; speeds scale with the real lawn so a crossing
     /// takes the same time on any screen.
     public var referenceWidth = 375.0
@@ -96,6 +98,36 @@ public struct BeatZombiesRules: Equatable, Sendable {
     public var walkCycle = 1.0
 
     public init() {}
+}
+
+/// How fast the zombies get faster: the operator's `zombies.difficulty`. The values were
+/// chosen by playing the autoplayer at two skill levels over many seeds (DifficultyTests).
+public enum BeatZombiesDifficulty: String, CaseIterable, Equatable, Sendable {
+    /// For small children: slower growth and a bigger house; a few minutes for anyone.
+    case gentle
+    /// The original demo's rule: 0.1 points per tick more with every hit, nothing with time,
+    /// a house of 60. A good player speeds the zombies up fastest, so skill shortens the game.
+    case classic
+    /// The kiosk's default: faster with every minute, the house fills at 20, so a good
+    /// player's game lasts about 2-4 minutes, a child's about one, and every game ends.
+    case arcade
+
+    public var rules: BeatZombiesRules {
+        var rules = BeatZombiesRules()
+        switch self {
+        case .gentle:
+            rules.speedPerHit = 0
+            rules.speedPerMinute = 0.75
+            rules.houseCapacity = 30
+        case .classic:
+            break
+        case .arcade:
+            rules.speedPerHit = 0
+            rules.speedPerMinute = 1.75
+            rules.houseCapacity = 20
+        }
+        return rules
+    }
 }
 
 public struct Zombie: Equatable, Sendable {
@@ -128,7 +160,8 @@ public struct Zombie: Equatable, Sendable {
 public enum BeatZombiesEvent: Equatable, Sendable {
     /// A zombie was beaten by a tap; the score is now `score`.
     case hit(zombie: Int, score: Int)
-    /// All zombies walk faster: `level` speed-ups so far.
+    /// The zombies now walk `level + 1` times their starting speed (or faster): shown as
+    /// "Faster!" at 2x, 3x, 4x...
     case speedUp(level: Int)
     /// A zombie reached the house; `count` are in it now.
     case enteredHouse(zombie: Int, count: Int)
@@ -150,6 +183,7 @@ public struct BeatZombiesModel: Sendable {
     public private(set) var zombies: [Zombie] = []
     public private(set) var score = 0
     public private(set) var inHouse = 0
+    /// Whole multiples of the start speed passed so far, less one (`speedUp` events).
     public private(set) var speedUps = 0
     public private(set) var phase: Phase = .playing
     /// Ticks run since the start (or restart).
@@ -167,10 +201,20 @@ public struct BeatZombiesModel: Sendable {
 
     // MARK: - Reading the state
 
-    /// Walking speed in points per tick on this lawn.
-    public var speedPerTick: Double {
-        (rules.baseSpeed + Double(speedUps) * rules.speedUpStep) * lawnWidth / rules.referenceWidth
+    /// Seconds of play since the start (or restart).
+    public var playTime: Double { Double(ticks) * rules.tick }
+
+    /// Walking speed in points per tick on a lawn `referenceWidth` wide: the start speed, more
+    /// with every zombie beaten and with every minute played, up to `maxSpeed`.
+    public var referenceSpeed: Double {
+        min(rules.maxSpeed, rules.baseSpeed + Double(score) * rules.speedPerHit + playTime / 60 * rules.speedPerMinute)
     }
+
+    /// Walking speed in points per tick on this lawn.
+    public var speedPerTick: Double { referenceSpeed * lawnWidth / rules.referenceWidth }
+
+    /// Seconds a zombie takes to cross the lawn at the present speed.
+    public var crossingTime: Double { rules.referenceWidth / referenceSpeed * rules.tick }
 
     /// Walking speed in points per second on this lawn.
     public var speedPerSecond: Double { speedPerTick / rules.tick }
@@ -254,6 +298,7 @@ public struct BeatZombiesModel: Sendable {
     /// One rules tick.
     private mutating func step(_ events: inout [BeatZombiesEvent]) {
         ticks += 1
+        noteSpeedUp(&events)
         let distance = speedPerTick
         for index in zombies.indices {
             switch zombies[index].state {
@@ -290,12 +335,17 @@ public struct BeatZombiesModel: Sendable {
         zombies[index].state = .beaten(elapsed: 0)
         score += 1
         var events: [BeatZombiesEvent] = [.hit(zombie: zombies[index].id, score: score)]
-        let level = score / rules.pointsPerSpeedUp
+        noteSpeedUp(&events)
+        return events
+    }
+
+    /// A `speedUp` event each time the speed passes another whole multiple of the start speed.
+    private mutating func noteSpeedUp(_ events: inout [BeatZombiesEvent]) {
+        let level = Int((referenceSpeed / rules.baseSpeed + 1e-9).rounded(.down)) - 1
         if level > speedUps {
             speedUps = level
             events.append(.speedUp(level: level))
         }
-        return events
     }
 
     /// The walking zombie a tap at `point` would beat: the one whose sprite is under the
@@ -384,20 +434,41 @@ public struct BeatZombiesModel: Sendable {
     }
 }
 
-/// Plays like a decent player for the attract mode: it notices a zombie after a human
-/// reaction time, goes for the one nearest the house, aims a little off centre and
-/// sometimes misses. Deterministic for a seed; time passed in.
+/// Plays like a person for the attract mode and the difficulty tests: it notices a zombie
+/// after a human reaction time, goes for the one nearest the house, taps where the zombie
+/// was a moment ago (so fast zombies are harder to hit) and sometimes misses.
+/// Deterministic for a seed; time passed in.
 public struct ZombieAutoplayer: Sendable {
-    /// Seconds between taps, drawn uniformly from this range.
-    public var tapInterval: ClosedRange<Double> = 0.28...0.65
-    /// Chance that a tap misses its zombie.
-    public var missChance = 0.08
-    /// A zombie must have been on the lawn this long before it's noticed (reaction time).
-    public var reactionDistance = 12.0
+    /// How well it plays.
+    public struct Skill: Equatable, Sendable {
+        /// Seconds between taps, drawn uniformly from this range.
+        public var tapInterval: ClosedRange<Double>
+        /// Chance that a tap misses its zombie.
+        public var missChance: Double
+        /// A zombie must have been on the lawn this far (points) before it's noticed.
+        public var reactionDistance: Double
+        /// The tap lands where the zombie was this many seconds before (eye to finger).
+        public var aimLag: Double
+
+        public init(tapInterval: ClosedRange<Double>, missChance: Double, reactionDistance: Double, aimLag: Double) {
+            self.tapInterval = tapInterval
+            self.missChance = missChance
+            self.reactionDistance = reactionDistance
+            self.aimLag = aimLag
+        }
+
+        /// A practised adult: about two taps a second, few misses (the attract mode's player).
+        public static let good = Skill(tapInterval: 0.28...0.65, missChance: 0.08, reactionDistance: 12, aimLag: 0.12)
+        /// A young child: about one tap a second, often beside the zombie, late on fast ones.
+        public static let child = Skill(tapInterval: 0.7...1.5, missChance: 0.3, reactionDistance: 40, aimLag: 0.3)
+    }
+
+    public var skill: Skill
     private var random: SeededRandom
     private var untilNextTap: Double
 
-    public init(seed: UInt64) {
+    public init(seed: UInt64, skill: Skill = .good) {
+        self.skill = skill
         random = SeededRandom(seed: seed)
         untilNextTap = 0.5
     }
@@ -407,19 +478,20 @@ public struct ZombieAutoplayer: Sendable {
         guard game.phase == .playing else { return [] }
         untilNextTap -= seconds
         guard untilNextTap <= 0 else { return [] }
-        untilNextTap += random.double(in: tapInterval)
-        if untilNextTap < 0 { untilNextTap = random.double(in: tapInterval) }
+        untilNextTap += random.double(in: skill.tapInterval)
+        if untilNextTap < 0 { untilNextTap = random.double(in: skill.tapInterval) }
 
         // The most dangerous zombie: walking, noticed, nearest the house.
         var target: Zombie?
         for zombie in game.zombies where !zombie.isBeaten {
             let rect = game.drawFrame(of: zombie)
-            guard rect.x < game.lawnWidth - reactionDistance, rect.maxX > 0 else { continue }
+            guard rect.x < game.lawnWidth - skill.reactionDistance, rect.maxX > 0 else { continue }
             if target == nil || rect.x < game.drawFrame(of: target!).x { target = zombie }
         }
         guard let zombie = target else { return [] }
-        let rect = game.drawFrame(of: zombie)
-        if random.unit() < missChance {
+        var rect = game.drawFrame(of: zombie)
+        rect.x += game.speedPerSecond * skill.aimLag  // where it was when the eye saw it
+        if random.unit() < skill.missChance {
             // A near miss: just beside the sprite, where the lawn is empty more often than not.
             let y = min(game.lawnHeight - 1, rect.maxY + game.rules.minimumHitSize * 0.6)
             return [LawnPoint(x: max(0, rect.midX), y: max(0, y))]

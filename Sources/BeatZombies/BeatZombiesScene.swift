@@ -21,6 +21,8 @@ public final class BeatZombiesScene: GameScene {
     static let facesRight: Set<String> = ["🦖"]
     /// One best score: "zombies.best".
     static let bestKey = StorageKeys(namespace: "zombies").best()
+    /// The operator's config key that picks `BeatZombiesDifficulty` (`GameContext.settings`).
+    public static let difficultyKey = "zombies.difficulty"
 
     public override var isAutoplaying: Bool {
         didSet { if isAutoplaying != oldValue { autoplayer = ZombieAutoplayer(seed: seed &+ 1) } }
@@ -45,12 +47,14 @@ public final class BeatZombiesScene: GameScene {
     /// Operator sprite sheets by kind (see `ZombieSprites`); kinds without one use emoji.
     let operatorSprites: ZombieSprites
 
-    /// `<data_dir>/zombies` may hold operator art (sprites.json and PNG sheets).
+    /// `<data_dir>/zombies` holds the art (sprites.json and PNG sheets: the built-in set, or
+    /// an operator's); the operator's `zombies.difficulty` picks the rules.
     public init(_ context: GameContext) {
         let loaded = ZombieSprites.load(directory: context.dataDirectory + "/zombies")
         for error in loaded.errors { Log.warning("beat zombies: sprite sheet skipped: \(error)") }
         operatorSprites = loaded.sprites
-        game = BeatZombiesModel(lawnWidth: 640, lawnHeight: 400, seed: context.seed)
+        let difficulty = context.settings[Self.difficultyKey].flatMap(BeatZombiesDifficulty.init(rawValue:)) ?? .arcade
+        game = BeatZombiesModel(lawnWidth: 640, lawnHeight: 400, seed: context.seed, rules: difficulty.rules)
         autoplayer = ZombieAutoplayer(seed: context.seed &+ 1)
         best = context.storage.integer(Self.bestKey) ?? 0
         houseMeter = DrawingView { _, _ in }

@@ -122,6 +122,13 @@ public struct GuessPictureModel: Sendable {
 
     public var isFinished: Bool { phase == .finished }
 
+    /// A hint is paid from the score and never makes it negative: it waits until the score
+    /// covers its cost (two right answers with the default rules).
+    public var canAffordHint: Bool { score >= rules.hintCost }
+
+    /// The hint can be taken now: a question is being played and the score covers it.
+    public var canHint: Bool { phase == .playing && question != nil && canAffordHint }
+
     // MARK: - Steps
 
     /// Tapping an option puts its character in the first empty slot and hides it.
@@ -148,10 +155,11 @@ public struct GuessPictureModel: Sendable {
         return [.returned(slot: slot, option: option)]
     }
 
-    /// Empties the slots and places the answer's first character, for a price.
+    /// Empties the slots and places the answer's first character, for a price; does nothing
+    /// while the score can't pay it (`canHint`).
     @discardableResult
     public mutating func hint() -> [GuessPictureEvent] {
-        guard phase == .playing, let question, let first = question.answer.first else { return [] }
+        guard canHint, let question, let first = question.answer.first else { return [] }
         for slot in slots.indices { slots[slot] = nil }
         for option in optionHidden.indices { optionHidden[option] = false }
         judgement = .incomplete
@@ -265,7 +273,7 @@ public struct GuessPictureAutoplayer: Sendable {
 
         if hintDecidedFor != game.index {
             hintDecidedFor = game.index
-            if random.unit() < hintChance { return .hint }
+            if random.unit() < hintChance && game.canHint { return .hint }
         }
         // Take back the first wrong character, if any.
         for (slot, character) in game.slotCharacters.enumerated() {
@@ -280,6 +288,7 @@ public struct GuessPictureAutoplayer: Sendable {
         if let right = visible.first(where: { game.options[$0] == question.answer[slot] }) {
             return .tapOption(right)
         }
-        return game.canGoNext ? .next : .hint
+        if game.canGoNext { return .next }
+        return game.canHint ? .hint : nil
     }
 }

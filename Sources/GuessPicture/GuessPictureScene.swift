@@ -63,7 +63,6 @@ public final class GuessPictureScene: GameScene {
         best = storage.integer(bestKey) ?? 0
         backgroundColor = Theme.background
 
-        hintButton.title = text("Hint −\(game.rules.hintCost)", "提示 −\(game.rules.hintCost)")
         bigButton.title = text("Zoom", "大图")
         nextButton.title = text("Next", "下一题")
         for button in [hintButton, bigButton, nextButton] {
@@ -205,7 +204,12 @@ public final class GuessPictureScene: GameScene {
         scoreLabel.text = "★ \(game.score)"
         progressLabel.text = pack == nil ? "" : game.progressText
         nextButton.isEnabled = game.canGoNext
-        hintButton.isEnabled = game.phase == .playing
+        hintButton.isEnabled = game.canHint
+        // A hint is paid from the score, so it waits until the score covers it; the button
+        // says so instead of going grey without a reason.
+        let cost = game.rules.hintCost
+        hintButton.title = game.canAffordHint
+            ? text("Hint −\(cost)", "提示 −\(cost)") : text("Hint at ★\(cost)", "★\(cost)可提示")
         bigButton.isEnabled = game.question != nil
         let hide = pack == nil
         [pictureCard, hintButton, bigButton, nextButton, slotRow].forEach { $0.isHidden = hide }

@@ -286,4 +286,15 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(again, settings)
         XCTAssertEqual(Settings.keys.count, parsed.entries.count)
     }
+
+    func testZombieDifficultyIsArcadeUnlessTheOperatorSaysOtherwise() {
+        var settings = Settings()
+        XCTAssertEqual(settings.zombies.difficulty, .arcade)
+        XCTAssertEqual(settings.value(for: "zombies.difficulty"), "arcade")
+        XCTAssertNil(settings.apply(key: "zombies.difficulty", value: "gentle"))
+        XCTAssertEqual(settings.zombies.difficulty, .gentle)
+        XCTAssertEqual(settings.apply(key: "zombies.difficulty", value: "nightmare"), "must be gentle, classic, arcade")
+        XCTAssertEqual(settings.zombies.difficulty, .gentle, "a bad value keeps the earlier one")
+        XCTAssertTrue(settings.rendered().contains("[zombies]\ndifficulty = gentle\n"))
+    }
 }

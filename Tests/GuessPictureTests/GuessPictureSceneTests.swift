@@ -53,6 +53,9 @@ final class GuessPictureSceneTests: XCTestCase {
         XCTAssertEqual(scene.pack?.language, language.rawValue)
         XCTAssertEqual(driver.sound.requests.first, .music(.guessPicture))
         driver.run(seconds: 0.5)
+        // A score of 0 can't pay for a hint: the button is off and says what it needs.
+        XCTAssertFalse(scene.hintButton.isEnabled)
+        XCTAssertEqual(scene.hintButton.title, language == .chinese ? "★1000可提示" : "Hint at ★1000")
         driver.check("guess-question")
 
         // Right.
@@ -79,7 +82,9 @@ final class GuessPictureSceneTests: XCTestCase {
         XCTAssertEqual(scene.game.score, 1600)
         driver.run(seconds: 0.6)
 
-        // Hint.
+        // Hint: 1600 pays for it.
+        XCTAssertTrue(scene.hintButton.isEnabled)
+        XCTAssertEqual(scene.hintButton.title, language == .chinese ? "提示 −1000" : "Hint −1000")
         driver.tap(scene.hintButton)
         XCTAssertEqual(scene.game.score, 600)
         XCTAssertEqual(scene.game.slotCharacters.first!, driver.answer.first)

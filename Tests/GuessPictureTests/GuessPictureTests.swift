@@ -91,24 +91,52 @@ final class GuessPictureModelTests: XCTestCase {
         XCTAssertEqual(game.tapOption(option(game, "T")).last, .right(score: 800))
     }
 
+    /// Answers the current question right, option by option.
+    private func answerRight(_ game: inout GuessPictureModel) {
+        for slot in game.slots.indices where game.slots[slot] == nil {
+            game.tapOption(option(game, game.question!.answer[slot]))
+        }
+        game.advance(by: game.rules.advanceDelay)
+    }
+
+    func testTheHintWaitsUntilTheScoreCoversItsCost() {
+        var game = GuessPictureModel(questions: ["CAT", "COW", "DOG", "EMU"].map { makeQuestion($0) }, seed: 5)
+        XCTAssertFalse(game.canHint, "a score of 0 can't pay 1000")
+        XCTAssertEqual(game.hint(), [])
+        XCTAssertEqual(game.score, 0, "the score never goes negative")
+        answerRight(&game)
+        XCTAssertEqual(game.score, 800)
+        XCTAssertFalse(game.canHint)
+        answerRight(&game)
+        XCTAssertEqual(game.score, 1600)
+        XCTAssertTrue(game.canHint)
+        XCTAssertTrue(game.canAffordHint)
+    }
+
     func testHintClearsPlacesTheFirstCharacterAndCosts1000() {
-        var game = GuessPictureModel(questions: [makeQuestion("DOG")], seed: 5)
+        var game = GuessPictureModel(questions: ["CAT", "COW", "DOG"].map { makeQuestion($0) }, seed: 5)
+        answerRight(&game)
+        answerRight(&game)
         game.tapOption(option(game, "X"))
         game.tapOption(option(game, "Y"))
         let events = game.hint()
-        XCTAssertEqual(events.first, .hint(score: -1000))
-        XCTAssertEqual(game.score, -1000)
+        XCTAssertEqual(events.first, .hint(score: 600))
+        XCTAssertEqual(game.score, 600)
         XCTAssertEqual(game.slotCharacters, ["D", nil, nil])
         XCTAssertEqual(game.optionHidden.filter { $0 }.count, 1, "the X and Y went back")
+        XCTAssertFalse(game.canHint, "600 can't pay for another")
+        XCTAssertEqual(game.hint(), [])
         game.tapOption(option(game, "O"))
         game.tapOption(option(game, "G"))
-        XCTAssertEqual(game.score, -200)
+        XCTAssertEqual(game.score, 1400)
         XCTAssertEqual(game.hintsUsed, 1)
     }
 
     func testAHintThatCompletesAOneCharacterAnswerIsJudged() {
-        var game = GuessPictureModel(questions: [makeQuestion("猫")], seed: 6)
-        XCTAssertEqual(game.hint().last, .right(score: -200))
+        var rules = GuessPictureRules()
+        rules.hintCost = 0
+        var game = GuessPictureModel(questions: [makeQuestion("猫")], seed: 6, rules: rules)
+        XCTAssertEqual(game.hint().last, .right(score: 800))
     }
 
     func testNextSkipsAndIsDisabledOnTheLastQuestion() {
