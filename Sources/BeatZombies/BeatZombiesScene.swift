@@ -16,9 +16,9 @@ import Glibc
 public final class BeatZombiesScene: GameScene {
     /// The picture of each zombie kind, by `ZombieKind.index`: the walker, a big wide one
     /// (the original's 174x109 kind), a vampire and a troll.
-    static let kindEmoji = ["🧟", "🦖", "🧛", "🧌"]
-    /// Emoji drawn facing right in Noto Color Emoji: mirrored so they walk towards the house.
-    static let facesRight: Set<String> = ["🦖"]
+    /// Only where a data directory has no art for a kind (a bare test, a broken sheet): the
+    /// zombie emoji with a drawn walk cycle. The kiosk's art is `<data_dir>/zombies`.
+    static let fallbackEmoji = "🧟"
     /// One best score: "zombies.best".
     static let bestKey = StorageKeys(namespace: "zombies").best()
     /// The operator's config key that picks `BeatZombiesDifficulty` (`GameContext.settings`).
@@ -44,15 +44,15 @@ public final class BeatZombiesScene: GameScene {
     private var shownScore = -1
     private var shownHouse = -1
 
-    /// Operator sprite sheets by kind (see `ZombieSprites`); kinds without one use emoji.
-    let operatorSprites: ZombieSprites
+    /// The zombies' sprite sheets by kind (see `ZombieSprites`); kinds without one use the emoji.
+    let art: ZombieSprites
 
     /// `<data_dir>/zombies` holds the art (sprites.json and PNG sheets: the built-in set, or
     /// an operator's); the operator's `zombies.difficulty` picks the rules.
     public init(_ context: GameContext) {
-        let loaded = ZombieSprites.load(directory: context.dataDirectory + "/zombies")
+        let loaded = ZombieSprites.shared(directory: context.dataDirectory + "/zombies")
         for error in loaded.errors { Log.warning("beat zombies: sprite sheet skipped: \(error)") }
-        operatorSprites = loaded.sprites
+        art = loaded.sprites
         let difficulty = context.settings[Self.difficultyKey].flatMap(BeatZombiesDifficulty.init(rawValue:)) ?? .arcade
         game = BeatZombiesModel(lawnWidth: 640, lawnHeight: 400, seed: context.seed, rules: difficulty.rules)
         autoplayer = ZombieAutoplayer(seed: context.seed &+ 1)
@@ -200,7 +200,7 @@ public final class BeatZombiesScene: GameScene {
         let overlay = LostOverlay(
             title: text("The zombies won!", "僵尸赢了！"),
             message: text("Score \(game.score)   Best \(best)", "得分 \(game.score)   最高 \(best)"),
-            buttonTitle: text("Play again", "再来一局"))
+            buttonTitle: text("Play again", "再来一局"), picture: art.lostPicture)
         overlay.restartButton.action = { [weak self] in self?.restart() }
         present(overlay)
     }
@@ -375,28 +375,16 @@ public final class BeatZombiesScene: GameScene {
         guard let scalar = emoji.unicodeScalars.first,
             var image = UIEnvironment.fonts.emojiImage(scalar, pixelSize: size)
         else { return nil }
-        if Self.facesRight.contains(emoji) { image = Self.mirrored(image) }
         if sprites.count > 32 { sprites.removeAll() }
         sprites[key] = image
         return image
     }
 
-    /// A left-right mirror image of a 32-bit surface.
-    static func mirrored(_ image: Surface) -> Surface {
-        let out = Surface(width: image.width, height: image.height, format: image.format)
-        guard image.format.bytesPerPixel == 4 else { return image }
-        for row in 0..<image.height {
-            let src = (image.pixels + row * image.stride).assumingMemoryBound(to: UInt32.self)
-            let dst = (out.pixels + row * out.stride).assumingMemoryBound(to: UInt32.self)
-            for x in 0..<image.width { dst[image.width - 1 - x] = src[x] }
-        }
-        return out
-    }
-
-    /// An operator's sprite sheet: its own frames make the walk; the beaten animation and
-    /// the shadow are the same as for emoji.
+    /// A sprite sheet's zombie: its frames make the walk, its hit pose the beating (grown
+    /// then shrunk and faded by the model's animation).
     private func drawSpriteZombie(_ zombie: Zombie, rect: LawnRect, frames: [Surface], _ canvas: Canvas) {
-        let frame = frames[game.walkFrame(of: zombie) % frames.count]
+        var frame = frames[game.walkFrame(of: zombie) % frames.count]
+        if zombie.isBeaten, let hit = art.hitFrames[zombie.kind.index] { frame = hit }
         let scale = game.scale(of: zombie)
         var alpha = 1.0
         if case .beaten(let elapsed) = zombie.state, elapsed > game.rules.beatenDuration / 2 {
@@ -414,11 +402,11 @@ public final class BeatZombiesScene: GameScene {
     func drawZombie(_ zombie: Zombie, _ canvas: Canvas) {
         let rect = game.drawFrame(of: zombie)
         guard rect.maxX > -20, rect.minX < game.lawnWidth + 20 else { return }
-        if let frames = operatorSprites.frames[zombie.kind.index], !frames.isEmpty {
+        if let frames = art.frames[zombie.kind.index], !frames.isEmpty {
             drawSpriteZombie(zombie, rect: rect, frames: frames, canvas)
             return
         }
-        let emoji = Self.kindEmoji[zombie.kind.index % Self.kindEmoji.count]
+        let emoji = Self.fallbackEmoji
         let side = min(rect.width, rect.height)
         let pixelSize = max(8, min(160, Int((side * canvas.scale).rounded())))
         guard let image = sprite(emoji, pixelSize: pixelSize) else { return }
@@ -437,7 +425,7 @@ public final class BeatZombiesScene: GameScene {
             if case .beaten(let elapsed) = zombie.state, elapsed > game.rules.beatenDuration / 2 {
                 alpha = max(0, 1 - (elapsed - game.rules.beatenDuration / 2) / (game.rules.beatenDuration / 2))
             }
-        } else if zombie.kind.index == 3 || emoji == "👻" {
+        } else if zombie.kind.index == 3 {
             bob = -4 - 3 * sin(phase)
             sway = 0.05 * sin(phase)
         } else {

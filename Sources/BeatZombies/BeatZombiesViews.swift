@@ -72,10 +72,12 @@ final class LostOverlay: GameOverlay {
     let panel = Panel(fill: Theme.surface)
     let titleLabel: Label
     let messageLabel: Label
-    let icon = ImageView(emoji: "🧟")
+    /// The house taken (the art set's "lost" picture), else the zombie emoji.
+    let icon: ImageView
     let restartButton: Button
 
-    init(title: String, message: String, buttonTitle: String) {
+    init(title: String, message: String, buttonTitle: String, picture: Surface? = nil) {
+        icon = picture.map { ImageView(image: $0) } ?? ImageView(emoji: "🧟")
         titleLabel = Label(title, style: Theme.title.with(color: Theme.error))
         messageLabel = Label(message, style: Theme.body.with(color: Theme.textDim))
         restartButton = Button(buttonTitle, icon: "🔄")
@@ -90,7 +92,13 @@ final class LostOverlay: GameOverlay {
         let width = min(480, size.width - 40)
         let height: Double = 240
         panel.frame = Rect(center: Point(size.width / 2, size.height / 2 - 30), size: Size(width, height))
-        icon.frame = Rect(width / 2 - 40, 16, 80, 80)
+        if let picture = icon.image {
+            // As wide as its proportions allow in the 80-point band above the title.
+            let iconWidth = min(width - 40, 80 * Double(picture.width) / Double(picture.height))
+            icon.frame = Rect(width / 2 - iconWidth / 2, 16, iconWidth, 80)
+        } else {
+            icon.frame = Rect(width / 2 - 40, 16, 80, 80)
+        }
         titleLabel.frame = Rect(20, 100, width - 40, 56)
         messageLabel.frame = Rect(20, 160, width - 40, 40)
         restartButton.frame = Rect(center: Point(size.width / 2, panel.frame.maxY + 50), size: Size(240, 64))

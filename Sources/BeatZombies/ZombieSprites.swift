@@ -1,19 +1,23 @@
 import Graphics
 import Platform
 
-/// Operator-supplied zombie art: PNG sprite sheets that replace the emoji, one per kind,
-/// described as the original demo's model did (frame count, frame width and height).
+/// Zombie art: PNG sprite sheets, one per kind, described as the original demo's model did
+/// (frame count, frame width and height). The built-in art is such a set in
+/// `<data_dir>/zombies` (drawn by tools/make-zombie-art.py); an operator replaces it there.
 ///
 /// `<directory>/sprites.json`:
 ///
-///     {"kinds": [
-///       {"sheet": "walker.png", "frames": 31, "frameWidth": 83, "frameHeight": 72},
-///       {"sheet": "brute.png",  "frames": 25, "frameWidth": 174, "frameHeight": 109},
-///       ...up to four, in the order of `ZombieKind.all`; null keeps that kind's emoji
+///     {"lost": "house-lost.png",
+///      "kinds": [
+///       {"sheet": "walker.png", "frames": 31, "frameWidth": 125, "frameHeight": 108, "hit": "walker-hit.png"},
+///       {"sheet": "brute.png",  "frames": 25, "frameWidth": 261, "frameHeight": 164},
+///       ...up to four, in the order of `ZombieKind.all`; null leaves that kind to the fallback
 ///     ]}
 ///
 /// A sheet holds its frames left to right, row after row, each `frameWidth` x `frameHeight`
-/// pixels; the walk cycle plays them over one second.
+/// pixels (any size: they are drawn scaled to the kind's size in points); the walk cycle
+/// plays them over one second. "hit" is one frame of the same size shown while the zombie
+/// is being beaten (without it, the walk frame); "lost" is the "zombies won" panel's picture.
 public struct ZombieSprites {
     public struct LoadError: Error, CustomStringConvertible, Equatable {
         public let file: String
@@ -21,10 +25,26 @@ public struct ZombieSprites {
         public var description: String { "\(file): \(problem)" }
     }
 
-    /// Frames per kind index; a missing kind is drawn from emoji.
+    /// Frames per kind index; a missing kind is drawn from the fallback emoji.
     public private(set) var frames: [Int: [Surface]] = [:]
+    /// The hit pose per kind index, where the set has one.
+    public private(set) var hitFrames: [Int: Surface] = [:]
+    /// The "zombies won" panel's picture.
+    public private(set) var lostPicture: Surface?
 
     public init() {}
+
+    /// Sets already read, by directory: the player's scene and the attract mode's share one
+    /// copy of the pixels (the built-in set is ~7 MB decoded), read once per process.
+    nonisolated(unsafe) private static var loaded: [String: (sprites: ZombieSprites, errors: [LoadError])] = [:]
+
+    /// `load(directory:)` once per directory; later calls return the same frames.
+    public static func shared(directory: String) -> (sprites: ZombieSprites, errors: [LoadError]) {
+        if let set = loaded[directory] { return (set.sprites, []) }
+        let set = load(directory: directory)
+        loaded[directory] = set
+        return set
+    }
 
     /// Reads the description and every sheet it names. A kind whose sheet is missing or
     /// the wrong size is left out and reported; the others are kept.
@@ -43,6 +63,14 @@ public struct ZombieSprites {
         }
         guard let kinds = root["kinds"]?.array else {
             return (sprites, [LoadError(file: path, problem: "needs \"kinds\": an array of up to \(ZombieKind.all.count) sheets")])
+        }
+        if let lost = root["lost"]?.string, !lost.isEmpty {
+            let lostPath = lost.hasPrefix("/") ? lost : directory + "/" + lost
+            do {
+                sprites.lostPicture = try Surface.loadPNG(lostPath)
+            } catch {
+                errors.append(LoadError(file: lostPath, problem: "\(error)"))
+            }
         }
         for (index, entry) in kinds.enumerated() {
             if entry.isNull { continue }
@@ -66,6 +94,11 @@ public struct ZombieSprites {
             do {
                 let image = try Surface.loadPNG(sheetPath)
                 sprites.frames[index] = try slice(image, count: count, width: width, height: height, file: sheetPath)
+                if let hit = entry["hit"]?.string, !hit.isEmpty {
+                    let hitPath = hit.hasPrefix("/") ? hit : directory + "/" + hit
+                    let hitImage = try Surface.loadPNG(hitPath)
+                    sprites.hitFrames[index] = try slice(hitImage, count: 1, width: width, height: height, file: hitPath)[0]
+                }
             } catch let error as LoadError {
                 errors.append(error)
             } catch {

@@ -10,9 +10,10 @@ import XCTest
 
 typealias SceneDriver = SceneHarness<BeatZombiesScene>
 
-/// Beat Zombies as the kiosk makes it; `dataDirectory` may hold operator art in zombies/.
+/// Beat Zombies as the kiosk makes it, with the built-in art in data/zombies unless
+/// `dataDirectory` says otherwise (operator art in its zombies/).
 func makeDriver(width: Int, height: Int, language: Language = .english, seed: UInt64 = 1,
-                dataDirectory: String = "/nonexistent") -> SceneDriver {
+                dataDirectory: String = TestPaths(file: #filePath).data) -> SceneDriver {
     let driver = SceneDriver(width: width, height: height, language: language, seed: seed,
                              dataDirectory: dataDirectory) { BeatZombiesScene($0) }
     // Zombies are hit on touch-down: taps pass no frames.
