@@ -78,26 +78,17 @@ enum Effects {
         return t
     }
 
-    /// The playground taunt (sol-sol-mi-la-sol-mi) on a kazoo, then a low raspberry.
+    /// A zombie's laugh: four gravelly "huh"s, each a little higher and quicker, then a long
+    /// "haaaa" that rises and sinks into a growl (formant voice, not an instrument).
     static func zombiesWon() -> Track {
-        let t = Track(seconds: 2.6, channels: 1)
-        var kazoo = Instrument(wave: .saw, attack: 0.02, decay: 0.05, sustain: 0.8, release: 0.05,
-                               cutoff: 1400, vibratoRate: 7, vibratoDepth: 0.35, vibratoDelay: 0.05)
-        kazoo.filterSweep = 1.8
-        kazoo.filterDecay = 0.08
-        kazoo.detune = 14
-        let beat = 0.2
-        let tune: [(String, Double)] = [("G4", 1), ("G4", 0.5), ("E4", 1.5), ("A4", 1), ("G4", 1), ("E4", 2)]
-        var time = 0.0
-        for (name, beats) in tune {
-            Synth.note(t, start: time, length: beats * beat * 0.85, midi: n(name), velocity: 0.9, instrument: kazoo)
-            time += beats * beat
+        let t = Track(seconds: 2.4, channels: 1)
+        let huhs: [(start: Double, pitch: Double)] = [(0.0, 98), (0.26, 104), (0.5, 110), (0.72, 118)]
+        for (index, huh) in huhs.enumerated() {
+            SpeakingVoice.render(t, SpeakingVoice.Syllable(start: huh.start, length: 0.19, pitch: huh.pitch, endPitch: huh.pitch * 0.8,
+                                           formants: [620, 1080, 2450], growl: 0.5, gain: 0.9), seed: UInt32(11 + index))
         }
-        var raspberry = Instrument(wave: .square, attack: 0.03, decay: 0.1, sustain: 0.7, release: 0.12,
-                                   cutoff: 500, vibratoRate: 24, vibratoDepth: 1.2, vibratoDelay: 0)
-        raspberry.glide = 3
-        raspberry.glideTime = 0.3
-        Synth.note(t, start: time + 0.08, length: 0.5, midi: n("E2"), velocity: 0.55, instrument: raspberry)
+        SpeakingVoice.render(t, SpeakingVoice.Syllable(start: 1.0, length: 1.25, pitch: 132, endPitch: 70, formants: [760, 1180, 2550],
+                                       breath: 0.06, growl: 0.8, gain: 1), seed: 29)
         return t
     }
 
