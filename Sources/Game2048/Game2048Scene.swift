@@ -243,10 +243,10 @@ public final class Game2048Scene: GameScene {
 
     private func layoutTheme(_ area: Size) {
         themeTitle.frame = Rect(8, 0, area.width - 16, 44)
-        let columns = area.width >= area.height ? 4 : 2
+        let columns = area.width >= area.height ? 6 : 4
         let rows = (swatches.count + columns - 1) / columns
-        let frames = GridLayout(columns: columns, rows: rows, spacing: 14)
-            .frames(in: Rect(8, 56, area.width - 16, min(area.height - 64, Double(rows) * 110)))
+        let frames = GridLayout(columns: columns, rows: rows, spacing: 10)
+            .frames(in: Rect(8, 52, area.width - 16, min(area.height - 56, Double(rows) * 96)))
         for (swatch, frame) in zip(swatches, frames) { swatch.frame = frame }
     }
 
@@ -356,12 +356,14 @@ public final class Game2048Scene: GameScene {
         newGame()
     }
 
+    /// Picking a colour applies it, saves it and goes back to the board (as the original did).
     private func chooseTheme(_ index: Int) {
         guard BackgroundTheme.all.indices.contains(index) else { return }
         themeIndex = index
         storage.setString(Self.keys.setting("theme"), BackgroundTheme.all[index].key)
         backgroundColor = BackgroundTheme.all[index].color
         refreshLabels()
+        showTab(0)
     }
 
     private func practiceReset() {

@@ -94,15 +94,34 @@ struct BackgroundTheme: Sendable {
     let chinese: String
     let color: Color
 
+    /// A crayon box of deep colours around the wheel: every one keeps the light text drawn
+    /// on it (scores, labels, the swatches' names) readable (Game2048SceneTests checks the
+    /// contrast). Saved by key, so the order may change.
     static let all: [BackgroundTheme] = [
         BackgroundTheme(key: "night", english: "Night", chinese: "夜空", color: Theme.background),
+        BackgroundTheme(key: "dusk", english: "Dusk", chinese: "暮色", color: Color(hex: 0x14213D)),
         BackgroundTheme(key: "ocean", english: "Ocean", chinese: "海洋", color: Color(hex: 0x0E2A47)),
-        BackgroundTheme(key: "forest", english: "Forest", chinese: "森林", color: Color(hex: 0x123222)),
+        BackgroundTheme(key: "navy", english: "Navy", chinese: "藏青", color: Color(hex: 0x1B2A6B)),
+        BackgroundTheme(key: "indigo", english: "Indigo", chinese: "靛蓝", color: Color(hex: 0x2E1A6B)),
+        BackgroundTheme(key: "violet", english: "Violet", chinese: "紫罗兰", color: Color(hex: 0x3D1A5C)),
         BackgroundTheme(key: "plum", english: "Plum", chinese: "梅子", color: Color(hex: 0x2F1638)),
-        BackgroundTheme(key: "ember", english: "Ember", chinese: "余烬", color: Color(hex: 0x3A1C14)),
-        BackgroundTheme(key: "teal", english: "Teal", chinese: "青绿", color: Color(hex: 0x0D3537)),
+        BackgroundTheme(key: "grape", english: "Grape", chinese: "葡萄", color: Color(hex: 0x4A1D5E)),
+        BackgroundTheme(key: "berry", english: "Berry", chinese: "莓果", color: Color(hex: 0x5C1440)),
         BackgroundTheme(key: "wine", english: "Wine", chinese: "酒红", color: Color(hex: 0x3B0F22)),
+        BackgroundTheme(key: "crimson", english: "Crimson", chinese: "深红", color: Color(hex: 0x6B1020)),
+        BackgroundTheme(key: "brick", english: "Brick", chinese: "砖红", color: Color(hex: 0x6A2417)),
+        BackgroundTheme(key: "ember", english: "Ember", chinese: "余烬", color: Color(hex: 0x3A1C14)),
+        BackgroundTheme(key: "rust", english: "Rust", chinese: "铁锈", color: Color(hex: 0x66320F)),
+        BackgroundTheme(key: "cocoa", english: "Cocoa", chinese: "可可", color: Color(hex: 0x3E2A1E)),
+        BackgroundTheme(key: "olive", english: "Olive", chinese: "橄榄", color: Color(hex: 0x3A3A12)),
+        BackgroundTheme(key: "moss", english: "Moss", chinese: "苔藓", color: Color(hex: 0x2E4214)),
+        BackgroundTheme(key: "forest", english: "Forest", chinese: "森林", color: Color(hex: 0x123222)),
+        BackgroundTheme(key: "pine", english: "Pine", chinese: "松针", color: Color(hex: 0x0F3D2E)),
+        BackgroundTheme(key: "emerald", english: "Emerald", chinese: "翡翠", color: Color(hex: 0x0B4A3A)),
+        BackgroundTheme(key: "teal", english: "Teal", chinese: "青绿", color: Color(hex: 0x0D3537)),
+        BackgroundTheme(key: "petrol", english: "Petrol", chinese: "石油蓝", color: Color(hex: 0x0B3F50)),
         BackgroundTheme(key: "slate", english: "Slate", chinese: "石板", color: Color(hex: 0x2A2F3A)),
+        BackgroundTheme(key: "coal", english: "Coal", chinese: "炭黑", color: Color(hex: 0x222222)),
     ]
 }
 
@@ -125,8 +144,8 @@ final class SwatchButton: Button {
         if isFocused {
             canvas.strokeRoundedRect(bounds.insetBy(-5, -5), radius: cornerRadius + 5, width: 3, Theme.text)
         }
-        canvas.drawText(title, in: r.insetBy(6, 0), style: Theme.button.with(color: Theme.text),
-                        fonts: UIEnvironment.fonts)
+        canvas.drawText(title, in: r.insetBy(6, 0), style: Theme.button.with(size: 18, color: Theme.text),
+                        fonts: UIEnvironment.fonts, wrap: false)
         if isChosen {
             canvas.fillCircle(center: Point(r.maxX - 18, r.minY + 18), radius: 8, Theme.accent)
         }

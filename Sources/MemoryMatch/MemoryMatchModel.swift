@@ -54,8 +54,9 @@ public struct MemoryMatchModel: Equatable, Sendable {
         case won
     }
 
-    /// How long a mismatched pair stays visible, in seconds.
-    public static let defaultMismatchDelay = 0.8
+    /// How long a mismatched pair stays visible, in seconds: long enough to remember both
+    /// (the original said "a few seconds"); a tap still hurries it.
+    public static let defaultMismatchDelay = 1.5
 
     public let grid: GridSize
     public let mismatchDelay: Double

@@ -1,3 +1,4 @@
+import Foundation
 import TestSupport
 import XCTest
 import Audio
@@ -87,19 +88,47 @@ final class Game2048SceneTests: XCTestCase {
         h.check("2048-settings-800x480")
 
         h.tap(try XCTUnwrap(h.button(titled: "Colour")))
-        h.tap(try XCTUnwrap(h.button(titled: "Ocean")))
-        XCTAssertEqual(storage.string("2048.theme"), "ocean")
         h.run(seconds: 0.3)
         h.check("2048-theme-800x480")
-
-        h.tap(try XCTUnwrap(h.button(titled: "Game")))
+        // Picking a colour applies it, saves it and goes back to the board.
+        h.tap(try XCTUnwrap(h.button(titled: "Ocean")))
+        XCTAssertEqual(storage.string("2048.theme"), "ocean")
+        XCTAssertEqual(h.scene.backgroundColor, Color(hex: 0x0E2A47))
+        XCTAssertNil(h.button(titled: "Ocean"), "back on the board: the colour page is hidden")
         h.run(seconds: 0.3)
         h.check("2048-game-4x4-ocean-800x480")
 
         // A new scene (the next visit) finds both choices.
         let again = Harness(game: .game2048, storage: storage, seed: 2048, now: 10)
         XCTAssertEqual(again.scene.model.size, 4)
-        XCTAssertEqual(again.scene.backgroundColor, BackgroundTheme.all[1].color)
+        XCTAssertEqual(again.scene.backgroundColor, Color(hex: 0x0E2A47))
+    }
+
+    /// The colour tab's crayon box: at least 24 colours, distinct, each keeping the light
+    /// text drawn on it (WCAG contrast of at least 4.5:1 for the labels, the swatch names on
+    /// the swatch's lightened face, and the dim captions at least 3:1).
+    func testTheColourBoxHoldsTwentyFourReadableColours() {
+        func luminance(_ c: Color) -> Double {
+            func channel(_ v: UInt8) -> Double {
+                let x = Double(v) / 255
+                return x <= 0.03928 ? x / 12.92 : pow((x + 0.055) / 1.055, 2.4)
+            }
+            return 0.2126 * channel(c.r) + 0.7152 * channel(c.g) + 0.0722 * channel(c.b)
+        }
+        func contrast(_ a: Color, _ b: Color) -> Double {
+            let (l1, l2) = (luminance(a), luminance(b))
+            return (max(l1, l2) + 0.05) / (min(l1, l2) + 0.05)
+        }
+        let all = BackgroundTheme.all
+        XCTAssertGreaterThanOrEqual(all.count, 24)
+        XCTAssertEqual(Set(all.map(\.key)).count, all.count, "keys are unique")
+        XCTAssertEqual(Set(all.map(\.color)).count, all.count, "colours are distinct")
+        for theme in all {
+            XCTAssertGreaterThanOrEqual(contrast(theme.color, Theme.text), 4.5, theme.key)
+            XCTAssertGreaterThanOrEqual(contrast(theme.color.lighter(0.06), Theme.text), 4.5, "\(theme.key) swatch")
+            XCTAssertGreaterThanOrEqual(contrast(theme.color, Theme.textDim), 3, "\(theme.key) captions")
+            XCTAssertFalse(theme.english.isEmpty || theme.chinese.isEmpty, theme.key)
+        }
     }
 
     func testPracticeButtonsAndBestScore() throws {

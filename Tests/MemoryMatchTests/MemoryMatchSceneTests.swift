@@ -39,6 +39,8 @@ final class MemoryMatchSceneTests: XCTestCase {
         h.run(seconds: 0.3)
         h.check("memory-mismatch-800x480")
         h.run(seconds: 1)
+        XCTAssertNotNil(h.scene.model.mismatch, "still showing after 1.3 s: 1.5 s to remember both")
+        h.run(seconds: 0.5)
         XCTAssertNil(h.scene.model.mismatch)
         XCTAssertEqual(h.scene.cardViews[a0].turn, 0)
 
