@@ -143,6 +143,10 @@ public final class GuessPictureScene: GameScene {
             hintButton.frame = Rect(margin, buttonsTop, buttonWidth, 52)
             bigButton.frame = Rect(margin + buttonWidth + 12, buttonsTop, buttonWidth, 52)
             nextButton.frame = Rect(margin + 2 * (buttonWidth + 12), buttonsTop, buttonWidth, 52)
+            // Three across a narrow screen: a smaller face so "Need ★1000" fits beside its icon.
+            for button in [hintButton, bigButton, nextButton] {
+                button.textStyle = Theme.button.with(size: buttonWidth < 160 ? 15 : 18, color: Theme.text)
+            }
             cell = min(72, (size.width - 2 * margin - 8 * Double(columns - 1)) / Double(columns))
             let gridHeight = cell * Double(rows) + 8 * Double(rows - 1)
             gridRect = Rect(margin, size.height - margin - gridHeight, size.width - 2 * margin, gridHeight)
@@ -209,7 +213,7 @@ public final class GuessPictureScene: GameScene {
         // says so instead of going grey without a reason.
         let cost = game.rules.hintCost
         hintButton.title = game.canAffordHint
-            ? text("Hint −\(cost)", "提示 −\(cost)") : text("Hint at ★\(cost)", "★\(cost)可提示")
+            ? text("Hint −\(cost)", "提示 −\(cost)") : text("Need ★\(cost)", "需要★\(cost)")
         bigButton.isEnabled = game.question != nil
         let hide = pack == nil
         [pictureCard, hintButton, bigButton, nextButton, slotRow].forEach { $0.isHidden = hide }

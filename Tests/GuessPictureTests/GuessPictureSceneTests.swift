@@ -55,7 +55,7 @@ final class GuessPictureSceneTests: XCTestCase {
         driver.run(seconds: 0.5)
         // A score of 0 can't pay for a hint: the button is off and says what it needs.
         XCTAssertFalse(scene.hintButton.isEnabled)
-        XCTAssertEqual(scene.hintButton.title, language == .chinese ? "★1000可提示" : "Hint at ★1000")
+        XCTAssertEqual(scene.hintButton.title, language == .chinese ? "需要★1000" : "Need ★1000")
         driver.check("guess-question")
 
         // Right.
