@@ -14,8 +14,6 @@ import Glibc
 /// the "zombies won" panel. The rules live in `BeatZombiesModel`; this only feeds it taps and
 /// time and draws what it says.
 public final class BeatZombiesScene: GameScene {
-    /// The picture of each zombie kind, by `ZombieKind.index`: the walker, a big wide one
-    /// (the original's 174x109 kind), a vampire and a troll.
     /// Only where a data directory has no art for a kind (a bare test, a broken sheet): the
     /// zombie emoji with a drawn walk cycle. The kiosk's art is `<data_dir>/zombies`.
     static let fallbackEmoji = "🧟"
