@@ -44,8 +44,14 @@ public struct GestureRecognizer: Sendable {
 
     /// When `update(now:)` must next run for a long press to fire on time (nil: nothing pending).
     public var nextDeadline: Double? {
-        tracks.values.filter { !$0.wandered && !$0.longPressed }
-            .map { $0.startTime + thresholds.longPressDelay }.min()
+        tracks.values.filter { !$0.wandered && !$0.longPressed }.map(longPressDeadline).min()
+    }
+
+    /// The one definition of when a long press is due. Compared as `now >= start + delay`,
+    /// never `now - start >= delay`: at epoch-sized timestamps `(start + delay) - start`
+    /// rounds below `delay`, and a caller that waits for this deadline would spin on it.
+    private func longPressDeadline(_ track: Track) -> Double {
+        track.startTime + thresholds.longPressDelay
     }
 
     public mutating func handle(_ event: TouchEvent) -> [Gesture] {
@@ -101,8 +107,7 @@ public struct GestureRecognizer: Sendable {
     }
 
     private func fireLongPress(_ track: inout Track, id: Int, now: Double, into output: inout [Gesture]) {
-        guard !track.wandered, !track.longPressed,
-              now - track.startTime >= thresholds.longPressDelay else { return }
+        guard !track.wandered, !track.longPressed, now >= longPressDeadline(track) else { return }
         track.longPressed = true
         output.append(.longPress(x: track.startX, y: track.startY, touchID: id))
     }

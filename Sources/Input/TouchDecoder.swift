@@ -428,12 +428,10 @@ public struct TouchDecoder: Sendable {
         }
         // The rest pair with the nearest contact of the last frame, closest pairs first,
         // as the kernel's input_mt_assign_slots does for anonymous contacts.
-        var pairs: [(distance: Int64, current: Int, previous: Int)] = []
+        var pairs: [(distance: UInt64, current: Int, previous: Int)] = []
         for i in current.indices where assigned[i] < 0 && current[i].trackingID == nil {
             for j in previous.indices where !matchedPrevious[j] && previous[j].trackingID == nil {
-                let dx = Int64(current[i].x) - Int64(previous[j].x)
-                let dy = Int64(current[i].y) - Int64(previous[j].y)
-                pairs.append((dx * dx &+ dy * dy, i, j))
+                pairs.append((Self.squaredDistance(current[i], previous[j]), i, j))
             }
         }
         pairs.sort { $0.distance < $1.distance }
@@ -459,5 +457,14 @@ public struct TouchDecoder: Sendable {
         }
         previous.removeAll()
         anonymousContacts = current
+    }
+
+    /// Squared distance of two contacts, exact for any Int32 coordinates: a difference
+    /// spans up to 2^32 - 1, whose square fits a UInt64 but not an Int64; the sum saturates.
+    private static func squaredDistance(_ a: AnonymousContact, _ b: AnonymousContact) -> UInt64 {
+        let dx = (Int64(a.x) - Int64(b.x)).magnitude
+        let dy = (Int64(a.y) - Int64(b.y)).magnitude
+        let (sum, overflow) = (dx * dx).addingReportingOverflow(dy * dy)
+        return overflow ? .max : sum
     }
 }
