@@ -69,6 +69,7 @@ bw_root_tar() {
 bw_install_system() {
     local root=$1
     install -D -m 0644 "$BW_REPO/systemd/boardwalk.service" "$root/usr/lib/systemd/system/boardwalk.service"
+    install -D -m 0644 "$BW_REPO/systemd/boardwalk-console.service" "$root/usr/lib/systemd/system/boardwalk-console.service"
     install -D -m 0644 "$BW_REPO/systemd/boardwalk.sysusers" "$root/usr/lib/sysusers.d/boardwalk.conf"
     install -D -m 0644 "$BW_REPO/systemd/boardwalk.tmpfiles" "$root/usr/lib/tmpfiles.d/boardwalk.conf"
     install -D -m 0644 "$BW_REPO/systemd/70-boardwalk.rules" "$root/usr/lib/udev/rules.d/70-boardwalk.rules"
@@ -86,9 +87,23 @@ bw_install_system() {
     mkdir -p "$root/etc/systemd/logind.conf.d" "$root/etc/systemd/system.conf.d" "$root/etc/systemd/journald.conf.d"
     printf '[Login]\nNAutoVTs=0\nReserveVT=0\n' > "$root/etc/systemd/logind.conf.d/boardwalk.conf"
     printf '[Manager]\nShowStatus=no\n' > "$root/etc/systemd/system.conf.d/boardwalk.conf"
+    bw_lockdown "$root"
     # Logs in RAM: the root is read-only and an SD card should not wear out on logs.
     printf '[Journal]\nStorage=volatile\nRuntimeMaxUse=16M\n' > "$root/etc/systemd/journald.conf.d/boardwalk.conf"
     echo boardwalk > "$root/etc/hostname"
+}
+
+# bw_lockdown ROOT: no key chord on a keyboard plugged into the kiosk reaches the system.
+# Ctrl-Alt-Del (the kernel tells init, which would start ctrl-alt-del.target: a reboot, or
+# after 7 presses in 2 s CtrlAltDelBurstAction) does nothing, and the SysRq keys (Alt-SysRq-K
+# kills the VT's processes, -B reboots) are off. The kiosk locks its own VT's keyboard itself
+# (Display/VirtualTerminal.swift).
+bw_lockdown() {
+    local root=$1
+    mkdir -p "$root/etc/systemd/system" "$root/etc/systemd/system.conf.d" "$root/etc/sysctl.d"
+    ln -sf /dev/null "$root/etc/systemd/system/ctrl-alt-del.target"
+    printf '[Manager]\nCtrlAltDelBurstAction=none\n' > "$root/etc/systemd/system.conf.d/boardwalk-lockdown.conf"
+    printf '# Boardwalk: no SysRq keys on a public kiosk.\nkernel.sysrq = 0\n' > "$root/etc/sysctl.d/90-boardwalk.conf"
 }
 
 # bw_install_kiosk ROOT BINARY PROFILE: the binary, its data, the board profile and the

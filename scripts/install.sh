@@ -31,13 +31,26 @@ fi
 
 bw_install_kiosk / "$bin" "$profile"
 install -D -m 0644 "$BW_REPO/systemd/boardwalk.service" /usr/lib/systemd/system/boardwalk.service
+install -D -m 0644 "$BW_REPO/systemd/boardwalk-console.service" /usr/lib/systemd/system/boardwalk-console.service
 install -D -m 0644 "$BW_REPO/systemd/boardwalk.sysusers" /usr/lib/sysusers.d/boardwalk.conf
 install -D -m 0644 "$BW_REPO/systemd/boardwalk.tmpfiles" /usr/lib/tmpfiles.d/boardwalk.conf
 install -D -m 0644 "$BW_REPO/systemd/70-boardwalk.rules" /usr/lib/udev/rules.d/70-boardwalk.rules
+# A public kiosk: no chord on a plugged-in keyboard reboots the board or kills the kiosk,
+# no login prompt on tty1 (and, when the profile's [boot] other_vts = off, on no other VT).
+bw_lockdown /
+sysctl -q -p /etc/sysctl.d/90-boardwalk.conf || true
+systemctl mask getty@tty1.service autovt@tty1.service >/dev/null
+if [ "$(bw_profile_get "$profile" boot other_vts)" = off ]; then
+    mkdir -p /etc/systemd/logind.conf.d
+    printf '[Login]\nNAutoVTs=0\nReserveVT=0\n' > /etc/systemd/logind.conf.d/boardwalk.conf
+    systemctl mask getty-static.service >/dev/null
+    bw_log "other VTs: no gettys (profile: other_vts = off)"
+fi
 systemd-sysusers /usr/lib/sysusers.d/boardwalk.conf
 systemd-tmpfiles --create /usr/lib/tmpfiles.d/boardwalk.conf
 udevadm control --reload-rules 2>/dev/null || true
 systemctl daemon-reload
+systemctl daemon-reexec   # CtrlAltDelBurstAction= is read at manager start
 systemctl enable boardwalk.service
 if [ "${START:-1}" = 1 ]; then
     systemctl restart boardwalk.service

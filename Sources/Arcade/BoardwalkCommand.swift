@@ -22,6 +22,10 @@ public enum Boardwalk {
            boardwalk sound-export DIR [NAME...]   (the built-in sounds as wav files)
     """
 
+    /// The exit status of "Exit to console": the unit does not restart the kiosk on it
+    /// (`RestartPreventExitStatus=`) and starts boardwalk-console.service instead.
+    public static let exitToConsoleStatus: Int32 = 79
+
     public static func main(_ arguments: [String]) -> Int32 {
         if let first = arguments.first {
             switch first {
@@ -73,18 +77,25 @@ public enum Boardwalk {
             return runHeadless(config: config, script: script, shots: shots, soakHours: soakHours, speed: speed,
                                frameStep: frameStep, reportEvery: reportEvery)
         }
-        let store = StateStore(directory: config.settings.kiosk.stateDir)
+        // The run begins (the state store writes) only once the first frame is on screen.
+        let store = StateStore(directory: config.settings.kiosk.stateDir, beginsRun: false)
         config.applyOperatorSettings(from: store, options: options)
+        let backoff = StartBackoff.fromEnvironment()
         do {
             // Offscreen: the live loop, input, sound and signals, frames to memory at 60 Hz.
             let size = offscreen ? (parseSize(config.settings.display.mode) ?? (1280, 800)) : nil
-            let runner = try LiveRunner(config: config, options: options, store: store,
+            let runner = try LiveRunner(config: config, options: options, store: store, backoff: backoff,
                                         offscreen: size.map { (width: $0.0, height: $0.1) })
             return runner.run()
         } catch {
-            // One clear line for the journal; systemd restarts us.
+            // One clear line for the journal; systemd restarts us, later each time.
             Log.error("\(error)")
             store.close()
+            let delay = backoff.recordFailure()
+            if delay > 0 {
+                Log.notice("start failed \(backoff.failures) times in a row; waiting \(Int(delay)) s before the next try")
+                StartBackoff.wait(seconds: delay)
+            }
             return 1
         }
     }

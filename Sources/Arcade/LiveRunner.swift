@@ -37,10 +37,13 @@ public final class LiveRunner {
     private var sentReady = false
     private var exitCode: Int32 = 0
     private var nextConnectorCheck = 0.0
+    private let backoff: StartBackoff
 
     public init(config: Config, options: CommandLineOptions, store: StateStore,
+                backoff: StartBackoff = StartBackoff(directory: nil),
                 offscreen: (width: Int, height: Int)? = nil) throws {
         self.config = config
+        self.backoff = backoff
         self.options = options
         let settings = config.settings
         // Signals first, so a SIGTERM during start-up is not lost.
@@ -57,7 +60,7 @@ public final class LiveRunner {
         } else {
             let device = try DRMPresenter(config: DisplayConfig(
                 cardPath: settings.display.card, connector: settings.display.connector, mode: settings.display.mode,
-                format: settings.display.format, rotation: rotation, ttyPath: settings.display.tty))
+                format: settings.display.format, rotation: rotation, ttyPath: settings.display.tty, locksVT: true))
             presenter = device
             drm = device
         }
@@ -97,8 +100,8 @@ public final class LiveRunner {
         kiosk.onBrightnessChange = { _ = backlight.setPercent($0) }
         kiosk.onVolumeChange = { [weak self] v in self?.audio?.setMasterVolume(Float(v) / 100) }
         kiosk.onExitToConsole = { [weak self] in
-            Log.notice("operator chose exit to console")
-            self?.exitCode = 0
+            Log.notice("operator chose exit to console: the kiosk stays stopped; 'systemctl start boardwalk' (or a restart) brings it back")
+            self?.exitCode = Boardwalk.exitToConsoleStatus
             self?.loop.stop()
         }
         kiosk.onRotationChange = { [weak self] _ in
@@ -204,6 +207,9 @@ public final class LiveRunner {
             sentReady = true
             logFailure("sd_notify") { try notify?.ready(status: "menu on screen") }
             Log.notice("first frame on screen")
+            // Only a start that got this far writes state (crash count, start count, marker).
+            store.beginRun(now: now)
+            backoff.recordSuccess()
             loop.after(0.05) { [weak self] in self?.startAudio() }
         }
     }

@@ -47,36 +47,47 @@ public final class StateStore {
     private var uptimeSavedAt: Double
     private var isWritable = true
     private var isClosed = false
+    private var hasBegunRun = false
     /// The latest time a caller passed in, so deinit stays on the caller's clock.
     private var lastNow: Double
 
     public static let defaultDirectory = "/var/lib/boardwalk"
     static let markerName = "running"
 
-    /// Loads what is there (moving corrupt files aside), counts this start, and notes an
-    /// unclean previous exit. A directory that can't be created or written leaves the
-    /// store working in memory only, with one error in the log.
-    public init(directory: String = StateStore.defaultDirectory, now: Double = monotonicSeconds()) {
+    /// Loads what is there (moving corrupt files aside) and notes an unclean previous exit;
+    /// with `beginsRun` (the default) also `beginRun(now:)`. The live kiosk begins the run
+    /// only once its first frame is on screen, so a start that fails earlier (no screen,
+    /// over and over in a crash loop) writes nothing to the SD card.
+    public init(directory: String = StateStore.defaultDirectory, now: Double = monotonicSeconds(),
+                beginsRun: Bool = true) {
         self.directory = directory
         sessionStart = now
         uptimeSavedAt = now
         lastNow = now
+        for file in File.allCases { load(file) }
+        uptimeAtStart = counters["uptime_seconds"] ?? 0
+        previousRunCrashed = Files.exists(path(StateStore.markerName))
+        if beginsRun { beginRun(now: now) }
+    }
+
+    /// Counts this start (and the previous run's crash), leaves the `running` marker and
+    /// writes the counters. A directory that can't be created or written leaves the store
+    /// working in memory only, with one error in the log. Once; before it, nothing is written.
+    public func beginRun(now: Double = monotonicSeconds()) {
+        guard !hasBegunRun, !isClosed else { return }
+        hasBegunRun = true
         do {
             try Files.makeDirectories(directory)
         } catch {
             Log.error("state: cannot create \(directory): \(error.message); scores and settings will not be kept")
             isWritable = false
         }
-        for file in File.allCases { load(file) }
-        uptimeAtStart = counters["uptime_seconds"] ?? 0
-
         let marker = path(StateStore.markerName)
-        if Files.exists(marker) {
-            previousRunCrashed = true
-            counters["crashes", default: 0] += 1
+        if previousRunCrashed {
+            counters["crashes"] = StateStore.adding(counters["crashes"] ?? 0, 1)
             Log.notice("state: the previous run did not exit cleanly (crashes since install: \(counters["crashes"]!))")
         }
-        counters["starts", default: 0] += 1
+        counters["starts"] = StateStore.adding(counters["starts"] ?? 0, 1)
         markDirty(.counters, now: now)
         if isWritable {
             do {
@@ -181,7 +192,7 @@ public final class StateStore {
 
     public func increment(_ key: String, by amount: Int = 1, now: Double = monotonicSeconds()) {
         guard StateStore.isValidKey(key), amount > 0 else { return }
-        counters[key, default: 0] += amount
+        counters[key] = StateStore.adding(counters[key] ?? 0, amount)
         markDirty(.counters, now: now)
     }
 
@@ -195,7 +206,14 @@ public final class StateStore {
 
     /// Seconds the kiosk has run since install, this run included.
     public func totalUptime(now: Double = monotonicSeconds()) -> Int {
-        uptimeAtStart + Int(max(0, now - sessionStart))
+        let session = now - sessionStart
+        return StateStore.adding(uptimeAtStart, session < 1e15 ? Int(max(0, session)) : 1_000_000_000_000_000)
+    }
+
+    /// Counters come from a file anyone with the SD card can edit: at Int.max they stay there.
+    static func adding(_ a: Int, _ b: Int) -> Int {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? (b > 0 ? .max : .min) : sum
     }
 
     public var crashes: Int { counters["crashes"] ?? 0 }
@@ -204,7 +222,7 @@ public final class StateStore {
 
     /// When the next write is due (for the loop's timer); nil with nothing to write.
     public var nextFlushDeadline: Double? {
-        guard isWritable, !isClosed else { return nil }
+        guard isWritable, !isClosed, hasBegunRun else { return nil }
         let uptimeDue = uptimeSavedAt + uptimeFlushInterval
         return dueTime.map { min($0, uptimeDue) } ?? uptimeDue
     }
@@ -222,6 +240,8 @@ public final class StateStore {
     /// Writes every changed file now (leaving a game, before exit).
     public func flush(now: Double = monotonicSeconds()) {
         lastNow = max(lastNow, now)
+        // Before the run begins nothing is written; beginRun flushes what waited.
+        guard hasBegunRun else { return }
         guard isWritable else {
             dirty = []
             dueTime = nil
@@ -246,6 +266,11 @@ public final class StateStore {
     /// A clean exit: save everything and remove the running marker.
     public func close(now: Double = monotonicSeconds()) {
         guard !isClosed else { return }
+        // A run that never began (its start failed) leaves the card as it found it.
+        guard hasBegunRun else {
+            isClosed = true
+            return
+        }
         dirty.insert(.counters)
         flush(now: now)
         if isWritable { unlink(path(StateStore.markerName)) }

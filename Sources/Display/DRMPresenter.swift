@@ -131,6 +131,8 @@ public final class DRMPresenter: Presenter {
     private var lastConnectorState: ConnectionState?
     private var epollFD: Int32 = -1
     private var vtReleased = false
+    /// Switch requests refused on a locked VT since start.
+    public private(set) var refusedSwitches = 0
     private var isShutDown = false
 
     /// Finds the card and output, allocates the buffers and modesets (a black screen
@@ -144,7 +146,7 @@ public final class DRMPresenter: Presenter {
         // The VT first: graphics mode before the first modeset keeps console text off it.
         if let tty = config.ttyPath {
             do {
-                terminal = try VirtualTerminal(path: tty)
+                terminal = try VirtualTerminal(path: tty, locked: config.locksVT)
             } catch {
                 // Still draw without it: the picture matters more than the console.
                 Log.warning("display: running without a VT: \(error)")
@@ -395,12 +397,20 @@ public final class DRMPresenter: Presenter {
         if signal == VirtualTerminal.acquireSignal { acquireVT() }
     }
 
-    /// Another VT is wanted: stop drawing, let go of the card, tell the kernel.
+    /// Another VT is wanted: stop drawing, let go of the card, tell the kernel. A locked VT
+    /// refuses instead: on a public kiosk nobody at the keyboard may switch it away.
     public func releaseVT() {
         guard !vtReleased else { return }
+        if let terminal, terminal.locked {
+            refusedSwitches += 1
+            // A held key repeats the request: the first refusal is news, the rest are not.
+            if refusedSwitches == 1 { Log.notice("display: a switch away from \(terminal.path) was refused (the kiosk's VT is locked)") }
+            terminal.answerRelease(allow: false)
+            return
+        }
         vtReleased = true
         do { try device.dropMaster() } catch { Log.warning("display: \(error)") }
-        terminal?.acknowledgeRelease()
+        terminal?.answerRelease(allow: true)
     }
 
     /// Our VT is back: take the card again, modeset, redraw everything.

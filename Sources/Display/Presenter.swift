@@ -145,18 +145,22 @@ public struct DisplayConfig: Sendable, Equatable {
     public var rotation: Rotation
     /// The VT to own (graphics mode, switching); nil runs without one.
     public var ttyPath: String?
+    /// The VT's keyboard is the kiosk's alone and switches away are refused
+    /// (`VirtualTerminal.locked`); off for `display-test`, which checks VT switching.
+    public var locksVT: Bool
     /// Watch for monitor hotplug and modeset again.
     public var watchHotplug: Bool
 
     public init(cardPath: String? = nil, connector: String? = nil, mode: String? = nil,
                 format: PixelFormat? = nil, rotation: Rotation = .deg0,
-                ttyPath: String? = "/dev/tty1", watchHotplug: Bool = true) {
+                ttyPath: String? = "/dev/tty1", locksVT: Bool = false, watchHotplug: Bool = true) {
         self.cardPath = cardPath
         self.connector = connector
         self.mode = mode
         self.format = format
         self.rotation = rotation
         self.ttyPath = ttyPath
+        self.locksVT = locksVT
         self.watchHotplug = watchHotplug
     }
 }

@@ -8,6 +8,14 @@ import Glibc
 /// picture), switching under our control (VT_PROCESS), text mode and automatic switching
 /// restored on teardown.
 ///
+/// When `locked`, the keyboard on this VT is ours alone: the kernel's keyboard handler is
+/// off for it (`KDSKBMODE K_OFF`: no characters reach the tty, no Alt-Fn console keys; the
+/// kiosk reads keys through evdev), the line discipline makes no signals of Ctrl-C, Ctrl-\
+/// or Ctrl-Z (no ISIG), and a switch away that the kernel asks for (Alt-Left, `chvt`) is
+/// refused. Ctrl-Alt-Del and SysRq are not VT business: the image turns them off
+/// (`images/lib.sh`). Keyboard mode and termios come back on teardown; after a crash
+/// systemd's `TTYReset=` puts the keyboard mode back.
+///
 /// The kernel asks with `releaseSignal` before switching away and tells `acquireSignal`
 /// when we are back. Both must be blocked and read through the run loop's signalfd
 /// BEFORE this is made: SIGUSR1's default action kills the process.
@@ -16,11 +24,15 @@ public final class VirtualTerminal {
     public static let acquireSignal: Int32 = SIGUSR2
 
     public let path: String
+    public let locked: Bool
     private var fd: Int32
     private var previousKDMode: Int32 = Int32(KD_TEXT)
+    private var previousKeyboardMode: Int32?
+    private var previousTermios: termios?
 
-    public init(path: String) throws(SystemError) {
+    public init(path: String, locked: Bool = false) throws(SystemError) {
         self.path = path
+        self.locked = locked
         fd = try retryingEINTR("open", path) { open(path, O_RDWR | O_CLOEXEC | O_NOCTTY) }
         var mode: Int32 = 0
         if boardwalk_ioctl_pointer(fd, UInt(KDGETMODE), &mode) == 0 { previousKDMode = mode }
@@ -31,6 +43,7 @@ public final class VirtualTerminal {
             vt.relsig = Int16(VirtualTerminal.releaseSignal)
             vt.acqsig = Int16(VirtualTerminal.acquireSignal)
             try control("VT_SETMODE VT_PROCESS", boardwalk_ioctl_pointer(fd, UInt(VT_SETMODE), &vt))
+            if locked { try lockKeyboard() }
         } catch {
             restore()
             throw error
@@ -43,9 +56,22 @@ public final class VirtualTerminal {
         if result < 0 { throw SystemError("ioctl \(what)", path) }
     }
 
-    /// Lets the pending switch away happen (after master is dropped).
-    public func acknowledgeRelease() {
-        if fd >= 0, boardwalk_ioctl_value(fd, UInt(VT_RELDISP), UInt(1)) < 0 {
+    private func lockKeyboard() throws(SystemError) {
+        var keyboardMode: Int32 = 0
+        if boardwalk_ioctl_pointer(fd, UInt(KDGKBMODE), &keyboardMode) == 0 { previousKeyboardMode = keyboardMode }
+        try control("KDSKBMODE K_OFF", boardwalk_ioctl_value(fd, UInt(KDSKBMODE), UInt(K_OFF)))
+        var attributes = termios()
+        guard tcgetattr(fd, &attributes) == 0 else { throw SystemError("tcgetattr", path) }
+        previousTermios = attributes
+        attributes.c_lflag &= ~tcflag_t(ISIG | ICANON | ECHO | IEXTEN)
+        attributes.c_iflag &= ~tcflag_t(IXON | BRKINT)
+        guard tcsetattr(fd, TCSANOW, &attributes) == 0 else { throw SystemError("tcsetattr", path) }
+    }
+
+    /// Answers the kernel's request to switch away: lets it happen (after master is
+    /// dropped) when `allow`, otherwise the switch is cancelled and we keep the screen.
+    public func answerRelease(allow: Bool) {
+        if fd >= 0, boardwalk_ioctl_value(fd, UInt(VT_RELDISP), UInt(allow ? 1 : 0)) < 0 {
             Log.warning("display: \(SystemError("ioctl VT_RELDISP", path))")
         }
     }
@@ -55,9 +81,15 @@ public final class VirtualTerminal {
         if fd >= 0 { _ = boardwalk_ioctl_value(fd, UInt(VT_RELDISP), UInt(VT_ACKACQ)) }
     }
 
-    /// Text mode and automatic switching back; idempotent.
+    /// Keyboard, termios, text mode and automatic switching back; idempotent.
     public func restore() {
         guard fd >= 0 else { return }
+        if var attributes = previousTermios { _ = tcsetattr(fd, TCSANOW, &attributes) }
+        if let keyboardMode = previousKeyboardMode {
+            // K_OFF left by a kiosk that died before it could restore: the console's usual mode.
+            let mode = keyboardMode == Int32(K_OFF) ? Int32(K_UNICODE) : keyboardMode
+            _ = boardwalk_ioctl_value(fd, UInt(KDSKBMODE), UInt(mode))
+        }
         var vt = vt_mode()
         vt.mode = CChar(VT_AUTO)
         _ = boardwalk_ioctl_pointer(fd, UInt(VT_SETMODE), &vt)
