@@ -130,6 +130,9 @@ public enum Boardwalk {
         if settings.kiosk.stateDir == Settings().kiosk.stateDir {
             settings.kiosk.stateDir = "out/headless-state"
         }
+        // The screen of a headless run takes no real input: the tour script's PIN stands
+        // in when none is set. The live kiosk has no such default.
+        if settings.kiosk.operatorPIN == nil { settings.kiosk.operatorPIN = HeadlessRunner.tourPIN }
         do {
             try Files.makeDirectories(settings.kiosk.stateDir)
             try Files.makeDirectories(shots)

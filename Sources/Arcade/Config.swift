@@ -72,7 +72,9 @@ public struct Config: Sendable {
     /// Applies one entry; a refusal comes back as a warning that names the value kept.
     public static func apply(_ entry: ConfigEntry, to settings: inout Settings) -> ConfigDiagnostic? {
         let (section, name) = Settings.split(entry.key)
-        let place = entry.line == nil ? "\(entry.key)=\(entry.value)" : "\(entry.key) = \(entry.value)"
+        // A secret's value is never repeated into the journal, not even a refused one.
+        let shown = Settings.secretKeys.contains(entry.key) ? "(not shown)" : entry.value
+        let place = entry.line == nil ? "\(entry.key)=\(shown)" : "\(entry.key) = \(shown)"
         guard Settings.sections.contains(section) else {
             return .init(.warning, origin: entry.origin, line: entry.line,
                          "unknown section [\(section)] (key \(name)); ignored")

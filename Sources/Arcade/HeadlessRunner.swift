@@ -22,6 +22,9 @@ public final class HeadlessRunner {
     private var frames: FrameDriver!
     public var framesDrawn: Int { frames.framesPresented }
 
+    /// The PIN `data/scripts/tour.script` types (1234), for headless runs with no PIN set.
+    public static let tourPIN = PINHash(pin: "1234", salt: Array("boardwalk-headless-tour".utf8), iterations: 1000)
+
     public init(settings: Settings, width: Int, height: Int, store: StateStore,
                 catalog: GameCatalog = .standard) throws(DisplayError) {
         let rotation = Rotation(degrees: settings.display.rotation) ?? .deg0

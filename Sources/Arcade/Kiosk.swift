@@ -59,7 +59,11 @@ public final class Kiosk {
         idle = IdleTimer(idleToMenu: Double(settings.kiosk.idleToMenuSeconds),
                          menuToAttract: Double(settings.kiosk.menuToAttractSeconds), now: now)
         operatorGesture = OperatorGesture(width: Double(screen.pixelWidth), height: Double(screen.pixelHeight))
-        pin = PINEntry(pin: settings.kiosk.operatorPIN)
+        pin = PINEntry(verifier: settings.kiosk.operatorPIN)
+        pin.restore(Kiosk.savedPINState(store), now: now)
+        if pin.isSet == false {
+            Log.notice("operator menu: no PIN is set, so it stays closed; settings come from /etc/boardwalk/boardwalk.conf (set a PIN: scripts/set-pin.sh)")
+        }
         gestures = GestureRecognizer(pixelsPerPoint: screen.scale)
         menu = MenuScene(games: [], language: settings.kiosk.language)
         menu.onOpen = { [weak self] id in self?.open(game: id) }
@@ -161,6 +165,8 @@ public final class Kiosk {
     }
 
     public func openOperatorMenu() {
+        // No PIN, no menu: a passer-by's F12 or corner hold must not open settings.
+        guard pin.isSet else { return }
         leaveCurrent()
         mode = .pin
         idle.enter(.operatorMenu, now: now)
@@ -172,16 +178,43 @@ public final class Kiosk {
             switch key {
             case "⌫": self.pin.backspace()
             case "OK":
-                switch self.pin.submit(now: self.now) {
-                case .accepted: return self.showOperatorScene()
+                let outcome = self.pin.submit(now: self.now)
+                self.savePINState()
+                switch outcome {
+                case .accepted:
+                    if self.pin.acceptedPINIsWeak {
+                        Log.warning("operator menu: the PIN is one a passer-by tries first (like 1234 or 0000); set another with scripts/set-pin.sh")
+                    }
+                    return self.showOperatorScene()
                 case .rejected(let left): scene.reject("Wrong PIN (\(left) tries left)")
-                case .lockedOut: scene.reject("Locked: try again later")
+                case .lockedOut(let until):
+                    Log.notice("operator menu: PIN pad locked for \(Int((until - self.now).rounded(.up))) s after wrong PINs")
+                    scene.reject("Locked: try again later")
+                case .noPIN: return self.goHome()
                 }
             default: if let d = Int(key) { self.pin.press(digit: d, now: self.now) }
             }
             scene.digitsEntered = self.pin.entered.count
         }
         show(scene)
+    }
+
+    static let pinStateKeys = (failures: "operator_pin.failures", lockouts: "operator_pin.lockouts",
+                               lockedSeconds: "operator_pin.locked_seconds")
+
+    static func savedPINState(_ store: StateStore) -> PINEntry.Persisted {
+        PINEntry.Persisted(failures: store.counter(pinStateKeys.failures), lockouts: store.counter(pinStateKeys.lockouts),
+                           lockedSeconds: store.counter(pinStateKeys.lockedSeconds))
+    }
+
+    /// Written at once (not coalesced): a restart right after a wrong PIN must not forget it.
+    private func savePINState() {
+        let state = pin.persisted(now: now)
+        guard state != Kiosk.savedPINState(store) else { return }
+        store.setCounter(Kiosk.pinStateKeys.failures, state.failures, now: now)
+        store.setCounter(Kiosk.pinStateKeys.lockouts, state.lockouts, now: now)
+        store.setCounter(Kiosk.pinStateKeys.lockedSeconds, state.lockedSeconds, now: now)
+        store.flush(now: now)
     }
 
     private func showOperatorScene() {
@@ -254,7 +287,11 @@ public final class Kiosk {
         settings = newSettings
         idle.idleToMenu = Double(settings.kiosk.idleToMenuSeconds)
         idle.menuToAttract = Double(settings.kiosk.menuToAttractSeconds)
-        pin = PINEntry(pin: settings.kiosk.operatorPIN)
+        if newSettings.kiosk.operatorPIN != pin.verifierForComparison {
+            let saved = pin.persisted(now: now)
+            pin = PINEntry(verifier: settings.kiosk.operatorPIN)
+            pin.restore(saved, now: now)
+        }
         if mode == .menu { refreshMenu() }
     }
 }

@@ -72,7 +72,7 @@ public final class LiveRunner {
                                       calibration: CalibrationMatrix(parsingValues: settings.touch.calibration),
                                       swapAxes: settings.touch.swapXY, invertX: settings.touch.invertX,
                                       invertY: settings.touch.invertY),
-            touchDeviceMatch: settings.touch.device))
+            touchDeviceMatch: settings.touch.device, keyboards: settings.input.keyboards))
 
         var audioConfig = AudioConfig()
         audioConfig.device = settings.audio.pcm

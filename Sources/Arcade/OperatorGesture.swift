@@ -97,29 +97,54 @@ public struct OperatorGesture: Sendable {
 
 /// The operator's PIN pad: digits in, a verdict out. After `maxAttempts` wrong PINs in a
 /// row the pad locks, for `lockoutSeconds`, doubling with each further lockout (capped at
-/// an hour), so guessing a 4-digit PIN takes days.
+/// an hour), so guessing a 4-digit PIN takes days. The count and the lockout survive a
+/// restart (`persisted`/`restore`, kept in the state store), so pulling the plug does not
+/// buy a new round of tries. The PIN itself is only ever a salted hash (`PINHash`).
 public struct PINEntry: Sendable {
     public enum Outcome: Equatable, Sendable {
         case accepted
         case rejected(attemptsLeft: Int)
         case lockedOut(until: Double)
+        /// No PIN is set: nothing opens the operator menu.
+        case noPIN
+    }
+
+    /// What must outlive the process. `lockedSeconds` is the lockout still to run, so it
+    /// means the same after a restart or a reboot (the monotonic clock starts again).
+    public struct Persisted: Equatable, Sendable {
+        public var failures = 0
+        public var lockouts = 0
+        public var lockedSeconds = 0
+
+        public init(failures: Int = 0, lockouts: Int = 0, lockedSeconds: Int = 0) {
+            self.failures = failures
+            self.lockouts = lockouts
+            self.lockedSeconds = lockedSeconds
+        }
     }
 
     public static let maxLength = 8
+    public static let maxLockoutSeconds = 3600.0
 
     public private(set) var entered = ""
     public var maxAttempts: Int
     public var lockoutSeconds: Double
     public private(set) var lockedUntil: Double?
-    private let pin: String
+    /// True after an accepted PIN that a passer-by would try first (1234, 0000...).
+    public private(set) var acceptedPINIsWeak = false
+    private let verifier: PINHash?
     private var failures = 0
     private var lockouts = 0
 
-    public init(pin: String, maxAttempts: Int = 3, lockoutSeconds: Double = 60) {
-        self.pin = pin
+    public init(verifier: PINHash?, maxAttempts: Int = 3, lockoutSeconds: Double = 60) {
+        self.verifier = verifier
         self.maxAttempts = max(1, maxAttempts)
         self.lockoutSeconds = lockoutSeconds
     }
+
+    public var isSet: Bool { verifier != nil }
+    /// The hash it checks against, to tell whether a reload changed the PIN.
+    public var verifierForComparison: PINHash? { verifier }
 
     /// One dot per digit typed, for the display.
     public var masked: String { String(repeating: "•", count: entered.count) }
@@ -144,35 +169,37 @@ public struct PINEntry: Sendable {
 
     /// Checks what was entered and clears it for the next try.
     public mutating func submit(now: Double) -> Outcome {
-        if let until = lockedUntil, now < until {
-            entered = ""
-            return .lockedOut(until: until)
-        }
         defer { entered = "" }
-        if PINEntry.same(entered, pin) {
+        guard let verifier else { return .noPIN }
+        if let until = lockedUntil, now < until { return .lockedOut(until: until) }
+        if !entered.isEmpty, verifier.matches(entered) {
+            acceptedPINIsWeak = PINHash.isWeak(entered)
             failures = 0
             lockouts = 0
             lockedUntil = nil
             return .accepted
         }
-        failures += 1
+        failures = min(failures + 1, maxAttempts)
         if failures >= maxAttempts {
             failures = 0
-            lockouts += 1
-            let seconds = min(3600, lockoutSeconds * Double(1 << min(lockouts - 1, 12)))
+            lockouts = min(lockouts + 1, 64)
+            let seconds = min(PINEntry.maxLockoutSeconds, lockoutSeconds * Double(1 << min(lockouts - 1, 12)))
             lockedUntil = now + seconds
             return .lockedOut(until: now + seconds)
         }
         return .rejected(attemptsLeft: maxAttempts - failures)
     }
 
-    /// Compares every byte whatever the first difference, so timing tells nothing.
-    private static func same(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
-        var difference = UInt8(x.count == y.count ? 0 : 1)
-        for index in 0..<max(x.count, y.count) {
-            difference |= (index < x.count ? x[index] : 0) ^ (index < y.count ? y[index] : 0)
-        }
-        return difference == 0 && !b.isEmpty
+    public func persisted(now: Double) -> Persisted {
+        let left = lockedUntil.map { max(0, $0 - now) } ?? 0
+        return Persisted(failures: failures, lockouts: lockouts, lockedSeconds: Int(left.rounded(.up)))
+    }
+
+    /// Takes back what a previous run saved; values from a hand-edited file are clamped.
+    public mutating func restore(_ saved: Persisted, now: Double) {
+        failures = min(max(0, saved.failures), maxAttempts - 1)
+        lockouts = min(max(0, saved.lockouts), 64)
+        let seconds = min(max(0, Double(saved.lockedSeconds)), PINEntry.maxLockoutSeconds)
+        lockedUntil = seconds > 0 ? now + seconds : nil
     }
 }

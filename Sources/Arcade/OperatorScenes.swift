@@ -58,7 +58,19 @@ public final class PINScene: Scene {
         }
     }
 
-    public override func handleKey(_ key: Key) -> Bool { false }
+    /// Digits typed on a keyboard go in as if tapped; Enter submits them unless the arrows
+    /// put focus on a key of the pad (then Enter presses that key).
+    public override func handleKey(_ key: Key) -> Bool {
+        if let digit = key.digit {
+            onKey?(String(digit))
+            return true
+        }
+        if key == .confirm, focusedView == nil || focusedView?.isVisibleInTree == false {
+            onKey?("OK")
+            return true
+        }
+        return false
+    }
     public override func handleBack() { onCancel?() }
 
     public override func layout() {
@@ -224,7 +236,7 @@ public final class OperatorScene: Scene {
         let exit = Button("Exit", kind: .secondary)
         exit.action = { [weak self] in
             guard let self else { return }
-            Dialog(title: "Exit to console?", message: "The kiosk stops until the board restarts or the service is started.",
+            Dialog(title: "Exit to console?", message: "The kiosk stops and tty1 shows a login prompt. To come back: log in and run 'sudo systemctl start boardwalk', or restart the board.",
                    buttons: [("Exit", .primary, { c.exitToConsole() }), ("Cancel", .secondary, {})]).present(on: self)
         }
         add(SettingRow(name: "Exit to console", buttons: [exit]), page: 2)

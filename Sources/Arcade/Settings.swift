@@ -1,5 +1,6 @@
 import BeatZombies
 import Graphics
+import Input
 import Platform
 import UI
 
@@ -42,6 +43,14 @@ public struct Settings: Equatable, Sendable {
         public init() {}
     }
 
+    public struct Input: Equatable, Sendable {
+        /// Which keyboard keys the kiosk takes: all (a developer's keyboard), controls
+        /// (arrows, Enter, Esc, F12: the image's default, so a keyboard plugged into a
+        /// public kiosk cannot type), none (game controllers only).
+        public var keyboards = KeyboardPolicy.all
+        public init() {}
+    }
+
     public struct Audio: Equatable, Sendable {
         /// The ALSA PCM name ("default", "hw:0,0", "plughw:CARD=vc4hdmi").
         public var pcm = "default"
@@ -75,8 +84,9 @@ public struct Settings: Equatable, Sendable {
         public var menuToAttractSeconds = 60
         /// How long the attract mode shows each game before the next.
         public var attractSecondsPerGame = 30
-        /// Digits only; images should set their own.
-        public var operatorPIN = "1234"
+        /// The operator PIN's salted hash; nil (no PIN set): the operator menu stays
+        /// closed and settings come from the config files only. No default on purpose.
+        public var operatorPIN: PINHash? = nil
         public var stateDir = "/var/lib/boardwalk"
         public var dataDir = "/usr/share/boardwalk"
         /// A board profile name (looked up under <data_dir>/boards) or a path; nil: none.
@@ -92,6 +102,7 @@ public struct Settings: Equatable, Sendable {
 
     public var display = Display()
     public var touch = Touch()
+    public var input = Input()
     public var audio = Audio()
     public var kiosk = Kiosk()
     public var zombies = Zombies()

@@ -3,13 +3,16 @@
 // entry here and a line in docs/CONFIG.md.
 import BeatZombies
 import Graphics
+import Input
 import Platform
 import UI
 
 extension Settings {
     /// Every key a file, `--set` or the operator's saved settings may name.
     public static var keys: [String] { Settings.table.map(\.key) }
-    public static let sections = ["display", "touch", "audio", "kiosk", "zombies"]
+    public static let sections = ["display", "touch", "input", "audio", "kiosk", "zombies"]
+    /// Keys whose values no log line repeats.
+    public static let secretKeys: Set<String> = ["kiosk.operator_pin"]
 
     /// Sets one setting from its text form. Returns nil on success, else why the value
     /// was refused (the setting is then unchanged).
@@ -161,6 +164,11 @@ extension Settings {
             s.kiosk.enabledGames = seen
             return nil
         },
+        Entry(key: "input.keyboards", get: { $0.input.keyboards.rawValue }) { s, v in
+            guard let policy = KeyboardPolicy(rawValue: v) else { return "expected all, controls or none" }
+            s.input.keyboards = policy
+            return nil
+        },
         Entry(key: "kiosk.idle_to_menu_seconds", get: { String($0.kiosk.idleToMenuSeconds) }) { s, v in
             Parse.timeout(v).map { s.kiosk.idleToMenuSeconds = $0 } == nil ? Parse.timeoutHelp : nil
         },
@@ -170,11 +178,15 @@ extension Settings {
         Entry(key: "kiosk.attract_seconds_per_game", get: { String($0.kiosk.attractSecondsPerGame) }) { s, v in
             Parse.int(v, 5...3600).map { s.kiosk.attractSecondsPerGame = $0 } == nil ? "must be 5 to 3600" : nil
         },
-        Entry(key: "kiosk.operator_pin", get: { $0.kiosk.operatorPIN }) { s, v in
-            guard (4...8).contains(v.count), v.allSatisfy({ $0.isASCII && $0.isNumber }) else {
-                return "must be 4 to 8 digits"
+        // The hash is not shown back (a printed config must not help anyone guess offline).
+        Entry(key: "kiosk.operator_pin", get: { $0.kiosk.operatorPIN == nil ? "none" : "(hashed)" }) { s, v in
+            if v == "none" { s.kiosk.operatorPIN = nil; return nil }
+            guard let hash = PINHash(parsing: v) else {
+                return v.allSatisfy({ $0.isASCII && $0.isNumber })
+                    ? "a PIN is stored hashed, never as digits: set it with `make install PIN=NNNNNN` (scripts/set-pin.sh)"
+                    : "expected none or pbkdf2-sha256$ITERATIONS$SALT$HASH (scripts/set-pin.sh writes it)"
             }
-            s.kiosk.operatorPIN = v
+            s.kiosk.operatorPIN = hash
             return nil
         },
         Entry(key: "kiosk.state_dir", get: { $0.kiosk.stateDir }) { s, v in

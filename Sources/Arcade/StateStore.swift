@@ -196,6 +196,13 @@ public final class StateStore {
         markDirty(.counters, now: now)
     }
 
+    /// Sets a counter to a value (state that is a number, such as the PIN pad's tries).
+    public func setCounter(_ key: String, _ value: Int, now: Double = monotonicSeconds()) {
+        guard StateStore.isValidKey(key), value >= 0, counters[key] != value else { return }
+        counters[key] = value
+        markDirty(.counters, now: now)
+    }
+
     public func countPlay(game: String, now: Double = monotonicSeconds()) {
         increment("plays." + game, now: now)
     }

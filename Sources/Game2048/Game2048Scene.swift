@@ -299,7 +299,7 @@ public final class Game2048Scene: GameScene {
         case .down: move(.down)
         case .left: move(.left)
         case .right: move(.right)
-        case .confirm, .start: focus(undoButton.isEnabled ? undoButton : newGameButton)
+        case .confirm, .start, .digit1: focus(undoButton.isEnabled ? undoButton : newGameButton)
         default: return false
         }
         return true

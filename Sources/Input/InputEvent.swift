@@ -36,6 +36,39 @@ public enum Key: String, Sendable, Equatable, CaseIterable {
     case start
     /// A gamepad's select / an arcade panel's second function button.
     case select
+    /// Digits typed on a keyboard (top row or keypad): the operator's PIN pad takes them.
+    /// Anywhere else 1 is player one's start, as arcade keyboard encoders send it.
+    case digit0, digit1, digit2, digit3, digit4, digit5, digit6, digit7, digit8, digit9
+
+    /// 0...9 for a digit key.
+    public var digit: Int? {
+        switch self {
+        case .digit0: 0
+        case .digit1: 1
+        case .digit2: 2
+        case .digit3: 3
+        case .digit4: 4
+        case .digit5: 5
+        case .digit6: 6
+        case .digit7: 7
+        case .digit8: 8
+        case .digit9: 9
+        default: nil
+        }
+    }
+}
+
+/// Which keys of a keyboard the kiosk takes (`[input] keyboards`). Game controllers'
+/// buttons and sticks count whatever the policy: they cannot type.
+public enum KeyboardPolicy: String, Sendable, Equatable, CaseIterable {
+    /// Every mapped key: arrows and WASD, Enter/Space, Esc/Backspace, F12, digits, the keys
+    /// arcade keyboard encoders send (left Ctrl/Alt, 1).
+    case all
+    /// Only the controls: arrows, Enter (confirm), Esc (back), F12 (service). A full keyboard
+    /// plugged into a cabinet can move and choose, but not type.
+    case controls
+    /// No keyboard keys at all; game controllers only.
+    case none
 }
 
 public struct KeyEvent: Sendable, Equatable {

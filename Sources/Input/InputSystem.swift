@@ -12,13 +12,16 @@ public struct InputConfig: Sendable, Equatable {
     public var touchDeviceMatch: String?
     /// Stick travel (fraction of full) that counts as a direction.
     public var stickDeadzone: Double
+    /// Which keyboard keys count (`[input] keyboards`).
+    public var keyboards: KeyboardPolicy
     public var directory: String
 
     public init(transform: TouchTransform, touchDeviceMatch: String? = nil,
-                stickDeadzone: Double = 0.5, directory: String = "/dev/input") {
+                stickDeadzone: Double = 0.5, keyboards: KeyboardPolicy = .all, directory: String = "/dev/input") {
         self.transform = transform
         self.touchDeviceMatch = touchDeviceMatch
         self.stickDeadzone = stickDeadzone
+        self.keyboards = keyboards
         self.directory = directory
     }
 }
@@ -217,7 +220,7 @@ public final class InputSystem {
         case .touch(let info):
             open.touch = TouchDecoder(info: info, transform: config.transform, deviceSerial: serial)
         case .keys(let info):
-            open.keys = KeyMapper(axes: info.axes, deadzone: config.stickDeadzone)
+            open.keys = KeyMapper(axes: info.axes, deadzone: config.stickDeadzone, policy: config.keyboards)
         case .ignored:
             // Closed again: an ignored device must not wake the loop.
             rejected.insert(name)

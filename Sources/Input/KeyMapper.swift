@@ -13,12 +13,31 @@ public struct KeyMapper: Sendable {
     private var held: [Key: Set<Int>] = [:]
     private var axisDirection: [UInt16: Int] = [:]   // -1, 0, +1 per axis
 
-    public init(axes: [UInt16: AxisInfo] = [:], deadzone: Double = 0.5) {
+    public let policy: KeyboardPolicy
+
+    public init(axes: [UInt16: AxisInfo] = [:], deadzone: Double = 0.5, policy: KeyboardPolicy = .all) {
         self.axes = axes
         self.deadzone = min(max(deadzone, 0.05), 0.95)
+        self.policy = policy
     }
 
-    /// The logical key of a keyboard key or button, if it has one.
+    /// The logical key of a keyboard key or button under `policy`, if it has one.
+    public static func key(forCode code: UInt16, policy: KeyboardPolicy = .all) -> Key? {
+        // Codes below BTN_MISC are a keyboard's keys; from it on, controllers' buttons.
+        guard Int32(code) < BTN_MISC else { return key(forCode: code) }
+        switch policy {
+        case .all: return key(forCode: code)
+        case .none: return nil
+        case .controls:
+            switch Int32(code) {
+            case KEY_UP, KEY_DOWN, KEY_LEFT, KEY_RIGHT, KEY_ENTER, KEY_KPENTER, KEY_ESC, KEY_F12:
+                return key(forCode: code)
+            default: return nil
+            }
+        }
+    }
+
+    /// The logical key of a keyboard key or button, if it has one (every mapped key).
     public static func key(forCode code: UInt16) -> Key? {
         switch Int32(code) {
         case KEY_UP, KEY_W, BTN_DPAD_UP: return .up
@@ -30,7 +49,16 @@ public struct KeyMapper: Sendable {
         case KEY_ENTER, KEY_KPENTER, KEY_SPACE, KEY_LEFTCTRL: return .confirm
         case KEY_ESC, KEY_BACKSPACE, KEY_LEFTALT: return .back
         case KEY_F12: return .service
-        case KEY_1: return .start
+        case KEY_0, KEY_KP0: return .digit0
+        case KEY_1, KEY_KP1: return .digit1
+        case KEY_2, KEY_KP2: return .digit2
+        case KEY_3, KEY_KP3: return .digit3
+        case KEY_4, KEY_KP4: return .digit4
+        case KEY_5, KEY_KP5: return .digit5
+        case KEY_6, KEY_KP6: return .digit6
+        case KEY_7, KEY_KP7: return .digit7
+        case KEY_8, KEY_KP8: return .digit8
+        case KEY_9, KEY_KP9: return .digit9
         // Gamepads: south (A) confirms, east (B) goes back. Generic joysticks and the
         // USB arcade encoders number their buttons from BTN_TRIGGER.
         case BTN_SOUTH, BTN_TRIGGER: return .confirm
@@ -49,7 +77,7 @@ public struct KeyMapper: Sendable {
 
     public mutating func handle(_ event: RawInputEvent, into output: inout [KeyEvent]) {
         if event.type == EV.key {
-            guard let key = Self.key(forCode: event.code) else { return }
+            guard let key = Self.key(forCode: event.code, policy: policy) else { return }
             let source = Int(event.code)
             switch event.value {
             case 0: release(key, source: source, time: event.time, into: &output)

@@ -283,7 +283,7 @@ public final class MemoryMatchScene: GameScene {
         let onCard = cardViews.contains { $0 === focusedView }
         guard !onCard, focusedView == nil || focusedView?.isVisibleInTree == false else { return false }
         switch key {
-        case .up, .down, .left, .right, .confirm, .start:
+        case .up, .down, .left, .right, .confirm, .start, .digit1:
             focus(first)
             return true
         default:

@@ -108,11 +108,11 @@ open class Scene: View {
         case .down: moveFocus(.down)
         case .left: moveFocus(.left)
         case .right: moveFocus(.right)
-        case .confirm, .start:
+        case .confirm, .start, .digit1:
             if let f = focusedView, f.isVisibleInTree { f.activate() } else { moveFocus(.down) }
         case .back:
             if let dialog = modal as? Dialog { dialog.cancel() } else { handleBack() }
-        case .service, .select: break
+        case .service, .select, .digit0, .digit2, .digit3, .digit4, .digit5, .digit6, .digit7, .digit8, .digit9: break
         }
     }
 

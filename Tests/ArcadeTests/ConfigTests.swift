@@ -34,7 +34,7 @@ final class ConfigTests: XCTestCase {
         enabled_games = 2048, memory
         idle_to_menu_seconds = 45
         menu_to_attract_seconds = 0
-        operator_pin = 482913
+        operator_pin = pbkdf2-sha256$1000$00112233445566778899aabbccddeeff$5f96a43ec085d7e812c2d0fc4b797107078dce886b2ddcb376e63c5b07cdbac0
         state_dir = /tmp/state
         data_dir = /opt/boardwalk
         """)
@@ -64,7 +64,9 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(s.kiosk.enabledGames, ["2048", "memory"])
         XCTAssertEqual(s.kiosk.idleToMenuSeconds, 45)
         XCTAssertEqual(s.kiosk.menuToAttractSeconds, 0)
-        XCTAssertEqual(s.kiosk.operatorPIN, "482913")
+        XCTAssertEqual(s.kiosk.operatorPIN?.iterations, 1000)
+        XCTAssertEqual(s.kiosk.operatorPIN?.matches("123456"), true, "the hash Python's hashlib made for 123456")
+        XCTAssertEqual(s.value(for: "kiosk.operator_pin"), "(hashed)", "a printed config hides the hash")
         XCTAssertEqual(s.kiosk.stateDir, "/tmp/state")
         XCTAssertEqual(s.kiosk.dataDir, "/opt/boardwalk")
     }
@@ -86,7 +88,7 @@ final class ConfigTests: XCTestCase {
         [kiosk]
         language = fr
         enabled_games = 2048, tetris
-        operator_pin = 12a4
+        operator_pin = 2468
         idle_to_menu_seconds = 2
         volume_outside = 1
         """)
@@ -108,13 +110,15 @@ final class ConfigTests: XCTestCase {
         XCTAssertTrue(byLine[10]?.first?.message.contains("unknown section [games]") == true)
         XCTAssertTrue(byLine[12]?.first?.message.contains("en or zh") == true)
         XCTAssertTrue(byLine[13]?.first?.message.contains("tetris") == true)
-        XCTAssertTrue(byLine[14]?.first?.message.contains("4 to 8 digits") == true)
+        XCTAssertTrue(byLine[14]?.first?.message.contains("stored hashed, never as digits") == true, "\(config.diagnostics)")
+        XCTAssertFalse(config.diagnostics.contains { $0.message.contains("2468") }, "the journal never shows a PIN")
         XCTAssertTrue(byLine[15]?.first?.message.contains("0 (never) or 5") == true)
         XCTAssertTrue(byLine[16]?.first?.message.contains("unknown key 'volume_outside' in [kiosk]") == true)
         XCTAssertEqual(config.diagnostics.count, 11)
         XCTAssertTrue(config.diagnostics.allSatisfy { $0.origin == conf && $0.level == .warning })
         XCTAssertEqual(logged.count, 11)
         XCTAssertTrue(logged.allSatisfy { $0.hasPrefix("<4>config: \(conf):") }, "\(logged)")
+        XCTAssertFalse(logged.contains { $0.contains("2468") }, "the journal never shows a PIN")
     }
 
     func testMissingFileIsANoticeAndDefaults() {

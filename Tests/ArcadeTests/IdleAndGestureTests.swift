@@ -130,9 +130,14 @@ final class OperatorGestureTests: XCTestCase {
     }
 }
 
+/// A quick hash for tests (the kiosk's own are 100,000 iterations).
+func testPIN(_ digits: String) -> PINHash {
+    PINHash(pin: digits, salt: Array("salt-for-tests".utf8), iterations: 10)
+}
+
 final class PINEntryTests: XCTestCase {
     func testRightPINIsAccepted() {
-        var pad = PINEntry(pin: "2580")
+        var pad = PINEntry(verifier: testPIN("2580"))
         for digit in [2, 5, 8, 1] { pad.press(digit: digit, now: 0) }
         pad.backspace()
         pad.press(digit: 0, now: 0)
@@ -142,7 +147,7 @@ final class PINEntryTests: XCTestCase {
     }
 
     func testLockoutAfterRepeatedWrongTriesAndItDoubles() {
-        var pad = PINEntry(pin: "2580", maxAttempts: 3, lockoutSeconds: 60)
+        var pad = PINEntry(verifier: testPIN("2580"), maxAttempts: 3, lockoutSeconds: 60)
         func attempt(_ digits: [Int], at now: Double) -> PINEntry.Outcome {
             for digit in digits { pad.press(digit: digit, now: now) }
             return pad.submit(now: now)
@@ -162,12 +167,12 @@ final class PINEntryTests: XCTestCase {
     }
 
     func testEntryIsBounded() {
-        var pad = PINEntry(pin: "1234")
+        var pad = PINEntry(verifier: testPIN("1234"))
         for _ in 0..<20 { pad.press(digit: 1, now: 0) }
         pad.press(digit: 12, now: 0)
         XCTAssertEqual(pad.entered.count, PINEntry.maxLength)
         XCTAssertEqual(pad.submit(now: 0), .rejected(attemptsLeft: 2))
-        var empty = PINEntry(pin: "1234")
+        var empty = PINEntry(verifier: testPIN("1234"))
         XCTAssertEqual(empty.submit(now: 0), .rejected(attemptsLeft: 2), "an empty entry is a wrong one")
     }
 }

@@ -11,6 +11,7 @@ func makeRunner(_ test: XCTestCase, configure: (inout Settings) -> Void = { _ in
     var settings = Settings()
     settings.kiosk.stateDir = dir
     settings.kiosk.dataDir = sourceRoot + "/data"
+    settings.kiosk.operatorPIN = HeadlessRunner.tourPIN   // 1234, as the tour types it
     configure(&settings)
     let store = StateStore(directory: dir, now: 1)
     let runner = try HeadlessRunner(settings: settings, width: 800, height: 480, store: store,

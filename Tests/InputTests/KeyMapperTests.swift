@@ -79,4 +79,24 @@ final class KeyMapperTests: XCTestCase {
         XCTAssertEqual(Set(mapper.releaseAll(time: 9).map(\.key)), [.confirm, .left])
         XCTAssertEqual(mapper.releaseAll(time: 10), [])
     }
+
+    func testKeyboardPolicies() {
+        let typing: [Int32] = [KEY_W, KEY_A, KEY_SPACE, KEY_BACKSPACE, KEY_LEFTCTRL, KEY_LEFTALT, KEY_1, KEY_KP5, KEY_C, KEY_Z, KEY_F2]
+        let controls: [(Int32, Key)] = [(KEY_UP, .up), (KEY_DOWN, .down), (KEY_LEFT, .left), (KEY_RIGHT, .right),
+                                        (KEY_ENTER, .confirm), (KEY_KPENTER, .confirm), (KEY_ESC, .back), (KEY_F12, .service)]
+        let buttons: [(Int32, Key)] = [(BTN_SOUTH, .confirm), (BTN_EAST, .back), (BTN_START, .start), (BTN_DPAD_UP, .up)]
+        for (code, key) in controls + buttons {
+            XCTAssertEqual(KeyMapper.key(forCode: UInt16(code), policy: .all), key)
+            XCTAssertEqual(KeyMapper.key(forCode: UInt16(code), policy: .controls), key)
+        }
+        for code in typing { XCTAssertNil(KeyMapper.key(forCode: UInt16(code), policy: .controls), "\(code)") }
+        for (code, _) in controls { XCTAssertNil(KeyMapper.key(forCode: UInt16(code), policy: .none)) }
+        for (code, key) in buttons { XCTAssertEqual(KeyMapper.key(forCode: UInt16(code), policy: .none), key) }
+        // Digits type into the PIN pad under "all", top row and keypad alike.
+        XCTAssertEqual(KeyMapper.key(forCode: UInt16(KEY_1), policy: .all), .digit1)
+        XCTAssertEqual(KeyMapper.key(forCode: UInt16(KEY_KP0), policy: .all), .digit0)
+        XCTAssertEqual((0...9).map { Key(rawValue: "digit\($0)")?.digit }, Array(0...9))
+        var mapper = KeyMapper(policy: .controls)
+        XCTAssertEqual(run(&mapper, [key(KEY_C, 1), key(KEY_C, 0), key(KEY_UP, 1), key(KEY_UP, 0)]), ["up+", "up-"])
+    }
 }
