@@ -135,3 +135,55 @@ bw_check_libs() {
 
 # bw_cmdline PROFILE: the kernel command line the profile asks for.
 bw_cmdline() { bw_profile_get "$1" boot cmdline; }
+
+# bw_set_pin ROOT [PIN]: the operator PIN, as a salted hash in ROOT's boardwalk.conf
+# ([kiosk] operator_pin = pbkdf2-sha256$ITERATIONS$SALT$HASH; Arcade/OperatorPIN.swift
+# reads it), the file made readable to the kiosk's group only. Without a PIN a random
+# 6-digit one is made and printed once; a weak one (1234, 0000...) is a warning.
+bw_set_pin() {
+    local root=$1 pin=${2:-} conf gid
+    conf=$root/etc/boardwalk/boardwalk.conf
+    mkdir -p "$(dirname "$conf")"
+    [ -f "$conf" ] || : > "$conf"
+    BW_PIN="$pin" python3 - "$conf" <<'PY'
+import hashlib, os, re, secrets, sys
+conf = sys.argv[1]
+pin = os.environ.get("BW_PIN", "")
+def weak(p):
+    d = [int(c) for c in p]
+    steps = {b - a for a, b in zip(d, d[1:])}
+    return len(set(d)) == 1 or steps in ({1}, {-1})
+generated = not pin
+while generated and (not pin or weak(pin)):
+    pin = "".join(secrets.choice("0123456789") for _ in range(6))
+if not re.fullmatch(r"[0-9]{4,8}", pin):
+    sys.exit("[images] error: the operator PIN must be 4 to 8 digits")
+if weak(pin):
+    print("[images] warning: the operator PIN is one a passer-by tries first (like 1234 or 0000)", file=sys.stderr)
+salt = secrets.token_bytes(16)
+iterations = 100000
+digest = hashlib.pbkdf2_hmac("sha256", pin.encode(), salt, iterations)
+line = f"operator_pin = pbkdf2-sha256${iterations}${salt.hex()}${digest.hex()}\n"
+lines = [l for l in open(conf).read().splitlines(keepends=True) if not re.match(r"\s*operator_pin\s*=", l)]
+section = None
+out, placed = [], False
+for l in lines:
+    m = re.match(r"\s*\[([^]]*)\]", l)
+    if m:
+        if section == "kiosk" and not placed:
+            out.append(line); placed = True
+        section = m.group(1).strip().lower()
+    out.append(l)
+if not placed:
+    if section != "kiosk":
+        out.append("\n[kiosk]\n")
+    elif out and not out[-1].endswith("\n"):
+        out.append("\n")
+    out.append(line)
+open(conf, "w").write("".join(out))
+if generated:
+    print(f"[images] operator PIN: {pin} (shown this once; only its hash is stored)", file=sys.stderr)
+PY
+    gid=$(awk -F: '$1=="boardwalk"{print $3}' "$root/etc/group" 2>/dev/null)
+    if [ -n "$gid" ]; then chown "0:$gid" "$conf"; chmod 0640 "$conf"; fi
+}

@@ -3,6 +3,7 @@
 # the binary, its data, the systemd unit with its user, tmpfiles and udev rule, the
 # board profile and a default config; then enables the service so it starts at boot.
 #   scripts/install.sh BINARY        (make install does this as root, with BOARD=NAME)
+# PIN=NNNNNN sets the operator PIN (else a first install prints a random one once).
 # BOARD picks boards/NAME.conf; unset, a Raspberry Pi 4 or 5 gets its HDMI-touch profile
 # and anything else the generic defaults. START=0 installs without starting it now.
 set -eu
@@ -30,6 +31,11 @@ else
 fi
 
 bw_install_kiosk / "$bin" "$profile"
+# The operator PIN: PIN=NNNNNN sets it; a first install without one gets a random PIN,
+# printed once. Either way only its salted hash is stored.
+if [ -n "${PIN:-}" ] || ! grep -q '^[[:space:]]*operator_pin[[:space:]]*=' /etc/boardwalk/boardwalk.conf; then
+    bw_set_pin / "${PIN:-}"
+fi
 install -D -m 0644 "$BW_REPO/systemd/boardwalk.service" /usr/lib/systemd/system/boardwalk.service
 install -D -m 0644 "$BW_REPO/systemd/boardwalk-console.service" /usr/lib/systemd/system/boardwalk-console.service
 install -D -m 0644 "$BW_REPO/systemd/boardwalk.sysusers" /usr/lib/sysusers.d/boardwalk.conf

@@ -71,6 +71,8 @@ fi
 
 bw_install_system "$root"
 bw_install_kiosk "$root" "$bin" "$profile"
+# The operator PIN: PIN=NNNNNN, or a random one printed once; stored only as a salted hash.
+bw_set_pin "$root" "${PIN:-}"
 bw_lib_names "$root" > "$work/libs"
 bw_check_libs "$bin" "$work/libs"
 
