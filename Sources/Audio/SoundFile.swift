@@ -14,10 +14,33 @@ public struct SoundFileError: Error, CustomStringConvertible, Equatable, Sendabl
 /// converted once, at load, to the mixer's 48 kHz (windowed-sinc resampling) and to mono or
 /// stereo (more channels: the first two).
 public enum SoundFile {
-    /// Longer files are refused: a 10-minute stereo clip is already 110 MB of samples.
-    public static let maxSeconds = 600.0
+    /// Longer files are refused (music; an effect gets `maxEffectSeconds`).
+    public static let maxSeconds = 240.0
+    public static let maxEffectSeconds = 10.0
+    /// The most decoded samples one file may become, at its own rate and at 48 kHz alike
+    /// (4 bytes a sample, two channels kept): 4 minutes of 48 kHz stereo. Checked against
+    /// the header before anything is allocated, so a header that claims hours of 8-channel
+    /// audio, or a high rate, is refused instead of taking the board's memory.
+    public static let maxDecodedBytes = 96 * 1024 * 1024
+    /// Frames read per call: the only buffer sized by the file's channel count.
+    static let chunkFrames = 4096
 
-    public static func load(_ path: String, name: String? = nil) throws(SoundFileError) -> AudioClip {
+    /// Why a file of `frames` frames of `channels` at `rate` Hz is refused; nil: it fits.
+    public static func sizeProblem(frames: Int64, channels: Int, rate: Int, maxSeconds: Double) -> String? {
+        guard frames > 0 else { return "no audio in the file" }
+        let seconds = Double(frames) / Double(rate)
+        let kept = Double(min(channels, 2))
+        let bytes = max(Double(frames), seconds * Double(AudioFormat.sampleRate)) * kept * 4
+        if seconds > maxSeconds || bytes > Double(maxDecodedBytes) {
+            let megabytes = Int((bytes / 1_048_576).rounded(.up))
+            return "its header claims \(Int(seconds.rounded())) s of \(channels)-channel audio at \(rate) Hz "
+                + "(\(megabytes) MB decoded); the limit is \(Int(maxSeconds)) s and \(maxDecodedBytes / 1_048_576) MB"
+        }
+        return nil
+    }
+
+    public static func load(_ path: String, name: String? = nil,
+                            maxSeconds: Double = SoundFile.maxSeconds) throws(SoundFileError) -> AudioClip {
         var info = SF_INFO()
         guard let file = sf_open(path, Int32(SFM_READ), &info) else {
             throw SoundFileError(path: path, reason: String(cString: sf_strerror(nil)))
@@ -28,20 +51,24 @@ public enum SoundFile {
         guard channels >= 1, rate >= 1000, rate <= 768_000 else {
             throw SoundFileError(path: path, reason: "unusable format (\(channels) channels at \(rate) Hz)")
         }
-        guard info.frames > 0 else { throw SoundFileError(path: path, reason: "no audio in the file") }
-        guard Double(info.frames) / Double(rate) <= maxSeconds else {
-            throw SoundFileError(path: path, reason: "longer than \(Int(maxSeconds)) s")
+        if let problem = sizeProblem(frames: Int64(info.frames), channels: channels, rate: rate, maxSeconds: maxSeconds) {
+            throw SoundFileError(path: path, reason: problem)
         }
-        // sf_readf_float scales integer formats to -1...1.
-        var raw = [Float](repeating: 0, count: Int(info.frames) * channels)
-        let read = raw.withUnsafeMutableBufferPointer { sf_readf_float(file, $0.baseAddress, info.frames) }
-        guard read > 0 else {
-            throw SoundFileError(path: path, reason: "cannot decode: \(String(cString: sf_strerror(file)))")
-        }
-        let frames = Int(read)
+        // Read in chunks, keeping the first two channels: memory follows what is kept, not
+        // the file's channel count. sf_readf_float scales integer formats to -1...1.
         let outChannels = min(channels, 2)
-        var planar: [[Float]] = (0..<outChannels).map { c in
-            (0..<frames).map { raw[$0 * channels + c] }
+        var planar: [[Float]] = Array(repeating: [], count: outChannels)
+        for c in 0..<outChannels { planar[c].reserveCapacity(Int(info.frames)) }
+        var chunk = [Float](repeating: 0, count: chunkFrames * channels)
+        while planar[0].count < Int(info.frames) {
+            let read = chunk.withUnsafeMutableBufferPointer { sf_readf_float(file, $0.baseAddress, sf_count_t(chunkFrames)) }
+            guard read > 0 else { break }
+            for f in 0..<Int(read) {
+                for c in 0..<outChannels { planar[c].append(chunk[f * channels + c]) }
+            }
+        }
+        guard !planar[0].isEmpty else {
+            throw SoundFileError(path: path, reason: "cannot decode: \(String(cString: sf_strerror(file)))")
         }
         if rate != AudioFormat.sampleRate {
             planar = planar.map { resample($0, from: rate, to: AudioFormat.sampleRate) }

@@ -8,9 +8,13 @@ public final class SoundLibrary: @unchecked Sendable {
     public private(set) var effects: [Sound: AudioClip] = [:]
     /// Guarded: a background thread may be adding tunes while the main thread reads.
     private let tunes = Mutex<[Music: AudioClip]>([:])
+    /// Operator music files not read yet: decoded by whoever first asks for the tune (the
+    /// engine's low-priority music thread), never on the run loop's thread.
+    private let pendingTuneFiles = Mutex<[Music: String]>([:])
     public var music: [Music: AudioClip] { tunes.withLock { $0 } }
     /// Files that could not be used, each with its reason (their synthesized sound plays).
-    public private(set) var loadErrors: [SoundFileError] = []
+    public var loadErrors: [SoundFileError] { loadErrorList.withLock { $0 } }
+    private let loadErrorList = Mutex<[SoundFileError]>([])
 
     /// overrides: sound or music name (`Sound`/`Music` raw values, e.g. "zombieHit",
     /// "beatZombies") -> file path.
@@ -43,10 +47,15 @@ public final class SoundLibrary: @unchecked Sendable {
                 report(SoundFileError(path: path, reason: "no sound or music is called \"\(name)\""))
                 continue
             }
+            if let tune {
+                pendingTuneFiles.withLock { $0[tune] = path }
+                tunes.withLock { _ = $0.removeValue(forKey: tune) }   // a reload's old clip
+                continue
+            }
             do {
-                let clip = try SoundFile.load(path, name: name)
+                // Effects are short: a long file here is a mistake, refused before it is read.
+                let clip = try SoundFile.load(path, name: name, maxSeconds: SoundFile.maxEffectSeconds)
                 if let sound { effects[sound] = clip }
-                if let tune { tunes.withLock { $0[tune] = clip } }
                 Log.info("audio: \(name) replaced by \(path)")
             } catch {
                 report(error)
@@ -73,7 +82,7 @@ public final class SoundLibrary: @unchecked Sendable {
     /// The tune, synthesized now if it is not there yet (any thread).
     public func clip(_ tune: Music) -> AudioClip {
         if let ready = readyClip(tune) { return ready }
-        let made = Tunes.render(tune)
+        let made = operatorClip(tune) ?? Tunes.render(tune)
         return tunes.withLock { store in
             if let other = store[tune] { return other }  // made meanwhile by another thread
             store[tune] = made
@@ -81,11 +90,25 @@ public final class SoundLibrary: @unchecked Sendable {
         }
     }
 
+    /// The operator's file for a tune, read now (once); nil: none, or it could not be used.
+    private func operatorClip(_ tune: Music) -> AudioClip? {
+        guard let path = pendingTuneFiles.withLock({ $0.removeValue(forKey: tune) }) else { return nil }
+        do {
+            let clip = try SoundFile.load(path, name: tune.rawValue)
+            Log.info("audio: \(tune.rawValue) replaced by \(path)")
+            return clip
+        } catch {
+            report(error)
+            return nil
+        }
+    }
+
     /// The tune if it is made already.
     public func readyClip(_ tune: Music) -> AudioClip? { tunes.withLock { $0[tune] } }
 
     private func report(_ error: SoundFileError) {
-        loadErrors.append(error)
+        loadErrorList.withLock { $0.append(error) }
         Log.warning("audio: \(error); keeping the synthesized sound")
     }
+
 }

@@ -14,6 +14,20 @@ private let formatBGRA: UInt32 = 0x02 | 0x01 | 0x10
 private let imageVersion: UInt32 = 1
 
 extension Surface {
+    /// The largest picture read from a file: 4096 on a side and 8 megapixels (32 MB as
+    /// argb8888), checked on the header before the pixels are allocated.
+    public static let maxPictureSide = 4096
+    public static let maxPicturePixels = 8 * 1024 * 1024
+
+    public static func pictureSizeProblem(width: Int, height: Int) -> String? {
+        guard width > 0, height > 0 else { return "no pixels (\(width)x\(height))" }
+        if width > maxPictureSide || height > maxPictureSide || width * height > maxPicturePixels {
+            return "\(width)x\(height) pixels is too large (\(width * height * 4 / 1_048_576) MB); the limit is "
+                + "\(maxPictureSide) on a side and \(maxPicturePixels / 1_048_576) megapixels"
+        }
+        return nil
+    }
+
     /// Reads a PNG into a premultiplied argb8888 surface.
     public static func loadPNG(_ path: String) throws(ImageError) -> Surface {
         var image = png_image()
@@ -22,9 +36,9 @@ extension Surface {
             throw ImageError(path: path, problem: pngMessage(&image, fallback: "cannot read PNG"))
         }
         image.format = formatBGRA
-        guard image.width > 0, image.height > 0, image.width <= 16384, image.height <= 16384 else {
+        if let problem = Surface.pictureSizeProblem(width: Int(image.width), height: Int(image.height)) {
             png_image_free(&image)
-            throw ImageError(path: path, problem: "unsupported size \(image.width)x\(image.height)")
+            throw ImageError(path: path, problem: problem)
         }
         let surface = Surface(width: Int(image.width), height: Int(image.height), format: .argb8888)
         guard png_image_finish_read(&image, nil, surface.pixels, Int32(surface.stride), nil) != 0 else {

@@ -131,3 +131,39 @@ final class GraphicsTests: XCTestCase {
         XCTAssertLessThanOrEqual(d.rects.count, DamageRegion.maxRects)
     }
 }
+
+/// Pictures are size-checked on their header before the pixels are allocated.
+final class PictureSizeLimitTests: XCTestCase {
+    func crc32(_ bytes: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0xffff_ffff
+        for b in bytes {
+            crc ^= UInt32(b)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xedb8_8320 : crc >> 1 }
+        }
+        return ~crc
+    }
+
+    func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+        func be(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 0xff), UInt8(v >> 8 & 0xff), UInt8(v & 0xff)] }
+        let body = Array(type.utf8) + data
+        return be(UInt32(data.count)) + body + be(crc32(body))
+    }
+
+    func testHugePNGIsRefusedFromItsHeader() throws {
+        func be(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 0xff), UInt8(v >> 8 & 0xff), UInt8(v & 0xff)] }
+        // 16384 x 16384 RGBA: 1 GB of pixels claimed by a 60-byte file.
+        let ihdr = be(16384) + be(16384) + [8, 6, 0, 0, 0]
+        let png = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a] + chunk("IHDR", ihdr) + chunk("IDAT", [0x78, 0x9c, 0x03, 0x00]) + chunk("IEND", [])
+        let path = NSTemporaryDirectory() + "boardwalk-huge-\(getpid()).png"
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(png)))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        XCTAssertThrowsError(try Surface.loadPNG(path)) { error in
+            let text = "\(error)"
+            XCTAssertTrue(text.contains("16384x16384 pixels is too large (1024 MB)"), text)
+        }
+        XCTAssertNil(Surface.pictureSizeProblem(width: 4096, height: 2048))
+        XCTAssertNotNil(Surface.pictureSizeProblem(width: 4097, height: 10))
+        XCTAssertNotNil(Surface.pictureSizeProblem(width: 4096, height: 4096))
+        XCTAssertNotNil(Surface.pictureSizeProblem(width: 0, height: 10))
+    }
+}
