@@ -29,8 +29,8 @@ kernel_pkg=$(kernel_pkg)
 [ -n "$kernel_pkg" ] || bw_die "apt-cache knows no linux-image-amd64: run apt-get update"
 kdir=$BW_CACHE/kernel-$kernel_pkg
 # virtio-gpu (display), virtio input (tablet), AC97 (sound), uinput (replayed touchscreens),
-# virtio console (the test's command channel), evdev.
-modules="virtio_gpu virtio_input snd_intel8x0 uinput virtio_console evdev virtio_pci"
+# virtio console (the test's command channel), evdev, virtio-blk + ext4 (the state disk).
+modules="virtio_gpu virtio_input snd_intel8x0 uinput virtio_console evdev virtio_pci virtio_blk ext4"
 if [ ! -s "$kdir/vmlinuz" ]; then
     bw_log "kernel: $kernel_pkg"
     rm -rf "$kdir.part"; mkdir -p "$kdir.part/deb"
@@ -76,12 +76,12 @@ if [ ! -s "$base" ]; then
     ln -sf ../bw-ready-marker.service "$tmp/etc/systemd/system/multi-user.target.wants/bw-ready-marker.service"
     # An initramfs root: systemd must not take it for an initrd that hands over to a disk.
     rm -f "$tmp/etc/initrd-release"
-    # Read-only root after boot, as on a real board; the state directory is its own
-    # (RAM) file system here, standing in for a board's state partition.
-    ids=$(awk -F: '$1=="boardwalk"{print "uid="$3",gid="$4}' "$tmp/etc/passwd")
+    # Read-only root after boot, as on a real board; the state partition is a virtio disk
+    # (vboard.py makes it), mounted as a board's is: nofail with a short device timeout, so
+    # a missing or broken one boots the kiosk with its state in memory.
     cat > "$tmp/etc/fstab" <<EOF
-rootfs  /                   rootfs  ro                              0 0
-tmpfs   /var/lib/boardwalk  tmpfs   mode=0700,$ids,size=16M,nosuid,nodev,noexec  0 0
+rootfs     /                   rootfs  ro                              0 0
+/dev/vda   /var/lib/boardwalk  ext4    rw,noatime,nodev,nosuid,noexec,commit=5,nofail,x-systemd.device-timeout=5s  0 0
 tmpfs   /tmp                tmpfs   mode=1777,size=32M,nosuid,nodev  0 0
 tmpfs   /var/tmp            tmpfs   mode=1777,size=8M,nosuid,nodev   0 0
 EOF
@@ -107,8 +107,9 @@ fi
 ov=$(mktemp -d "$BW_CACHE/overlay.XXXXXX")
 trap 'rm -rf "$ov"' EXIT
 bw_install_kiosk "$ov" "$bin" "$profile"
-# A PIN nobody types: the system test checks that the keyboard cannot open the menu.
-bw_set_pin "$ov" 2> /dev/null
+# The operator PIN: the system test's (BOARDWALK_VB_PIN, which it never types; it checks
+# the journal never shows it), else a random one.
+bw_set_pin "$ov" "${BOARDWALK_VB_PIN:-}" 2> /dev/null
 bw_check_libs "$bin" "$base.libs"
 if [ -n "$testdata" ]; then
     mkdir -p "$ov/usr/share/boardwalk-test"

@@ -204,9 +204,24 @@ def wav_data_bytes(path):
         return 0
 
 
+def make_state_disk(path, size_mb=16):
+    """A fresh, empty ext4 state partition image (the kiosk's unit gives its root to the
+    kiosk's user at start)."""
+    if os.path.exists(path):
+        os.unlink(path)
+    subprocess.run(["mkfs.ext4", "-q", "-F", "-L", "bw-state", path, f"{size_mb}M"], check=True)
+
+
 class VirtualBoard:
-    def __init__(self, workdir, kernel, initrd, cmdline, display="none", memory_mb=1536):
+    def __init__(self, workdir, kernel, initrd, cmdline, display="none", memory_mb=1536, state_disk="auto"):
         self.workdir = os.path.abspath(workdir)
+        # The state partition (/var/lib/boardwalk): a raw ext4 image, "auto" (state.img in
+        # the workdir, made when missing) or None (no disk: the kiosk keeps state in memory).
+        if state_disk == "auto":
+            state_disk = os.path.join(self.workdir, "state.img")
+            if not os.path.exists(state_disk):
+                make_state_disk(state_disk)
+        self.state_disk = state_disk
         os.makedirs(self.workdir, exist_ok=True)
         self.kernel, self.initrd, self.cmdline = kernel, initrd, cmdline
         self.display, self.memory_mb = display, memory_mb
@@ -233,6 +248,8 @@ class VirtualBoard:
             # Without -vga none the screendump shows the VGA text console, not the CRTC.
             "-vga", "none", "-device", "virtio-gpu-pci",
             "-device", "virtio-tablet-pci",
+            # A keyboard plugged into the kiosk (QMP send-key): the passer-by test.
+            "-device", "virtio-keyboard-pci",
             "-audiodev", f"wav,id=snd0,path={self.wav_path}",
             "-device", "AC97,audiodev=snd0",
             "-device", "virtio-serial-pci",
@@ -244,7 +261,8 @@ class VirtualBoard:
             "-display", self.display,
             "-kernel", self.kernel, "-initrd", self.initrd,
             "-append", (self.cmdline + " " + extra).strip(),
-        ]
+        ] + (["-drive", f"file={self.state_disk},if=none,id=state,format=raw",
+              "-device", "virtio-blk-pci,drive=state"] if self.state_disk else [])
 
     def start(self):
         for p in (self.monitor_path, self.qmp_path, self.shell_path, self.serial_path, self.wav_path):
@@ -366,6 +384,10 @@ class VirtualBoard:
     def key(self, qcode):
         """Presses and releases one key on the guest's keyboard (a QEMU qcode: "esc")."""
         self.qmp("send-key", {"keys": [{"type": "qcode", "data": qcode}]})
+
+    def chord(self, *qcodes):
+        """Presses keys in order and releases them in reverse: "ctrl", "alt", "delete"."""
+        self.qmp("send-key", {"keys": [{"type": "qcode", "data": q} for q in qcodes], "hold-time": 100})
 
     # --- serial console ---
     def serial(self):
