@@ -100,3 +100,24 @@ final class CrashLoopTests: XCTestCase {
         XCTAssertEqual(StateStore(directory: dir, now: 0).counter("starts"), Int.max)
     }
 }
+
+/// "Exit to console" leaves the kiosk stopped: the unit must not restart on its exit status.
+final class ExitToConsoleTests: XCTestCase {
+    func testTheUnitStaysStoppedAndStartsAConsole() throws {
+        let unit = try String(contentsOfFile: sourceRoot + "/systemd/boardwalk.service", encoding: .utf8)
+        let lines = unit.split(separator: "\n").map(String.init)
+        let status = String(Boardwalk.exitToConsoleStatus)
+        XCTAssertTrue(lines.contains("RestartPreventExitStatus=\(status)"), "systemd would restart the kiosk at once")
+        XCTAssertTrue(lines.contains("SuccessExitStatus=\(status)"))
+        XCTAssertTrue(lines.contains { $0.hasPrefix("ExecStopPost=+") && $0.contains("\"$$EXIT_STATUS\" = \(status)")
+                                       && $0.contains("boardwalk-console.service") })
+        let console = try String(contentsOfFile: sourceRoot + "/systemd/boardwalk-console.service", encoding: .utf8)
+        XCTAssertTrue(console.contains("Conflicts=boardwalk.service"), "starting the kiosk again must stop the console")
+        // Nothing in the unit may make the state partition a requirement (a broken one
+        // would keep the kiosk from starting).
+        for key in ["StateDirectory=", "WorkingDirectory=", "RequiresMountsFor="] {
+            XCTAssertFalse(lines.contains { $0.hasPrefix(key) }, key)
+        }
+        XCTAssertTrue(lines.contains { $0.hasPrefix("MemoryMax=") })
+    }
+}

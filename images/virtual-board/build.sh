@@ -27,10 +27,12 @@ kernel_pkg=$(kernel_pkg)
 # A fresh machine may have no package lists yet.
 [ -n "$kernel_pkg" ] || { apt-get update -qq >&2; kernel_pkg=$(kernel_pkg); }
 [ -n "$kernel_pkg" ] || bw_die "apt-cache knows no linux-image-amd64: run apt-get update"
-kdir=$BW_CACHE/kernel-$kernel_pkg
-# virtio-gpu (display), virtio input (tablet), AC97 (sound), uinput (replayed touchscreens),
-# virtio console (the test's command channel), evdev, virtio-blk + ext4 (the state disk).
+# virtio-gpu (display), virtio input (tablet, keyboard), AC97 (sound), uinput (replayed
+# touchscreens), virtio console (the test's command channel), evdev, virtio-blk + ext4
+# (the state disk).
 modules="virtio_gpu virtio_input snd_intel8x0 uinput virtio_console evdev virtio_pci virtio_blk ext4"
+# Keyed by the module list too: a module added here must not be missing from a cached kernel.
+kdir=$BW_CACHE/kernel-$kernel_pkg-$(bw_key "$modules")
 if [ ! -s "$kdir/vmlinuz" ]; then
     bw_log "kernel: $kernel_pkg"
     rm -rf "$kdir.part"; mkdir -p "$kdir.part/deb"
