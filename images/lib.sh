@@ -184,6 +184,6 @@ open(conf, "w").write("".join(out))
 if generated:
     print(f"[images] operator PIN: {pin} (shown this once; only its hash is stored)", file=sys.stderr)
 PY
-    gid=$(awk -F: '$1=="boardwalk"{print $3}' "$root/etc/group" 2>/dev/null)
+    gid=$(awk -F: '$1=="boardwalk"{print $3}' "$root/etc/group" 2>/dev/null || true)
     if [ -n "$gid" ]; then chown "0:$gid" "$conf"; chmod 0640 "$conf"; fi
 }

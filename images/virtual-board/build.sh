@@ -111,7 +111,7 @@ trap 'rm -rf "$ov"' EXIT
 bw_install_kiosk "$ov" "$bin" "$profile"
 # The operator PIN: the system test's (BOARDWALK_VB_PIN, which it never types; it checks
 # the journal never shows it), else a random one.
-bw_set_pin "$ov" "${BOARDWALK_VB_PIN:-}" 2> /dev/null
+bw_set_pin "$ov" "${BOARDWALK_VB_PIN:-}"
 bw_check_libs "$bin" "$base.libs"
 if [ -n "$testdata" ]; then
     mkdir -p "$ov/usr/share/boardwalk-test"

@@ -209,7 +209,8 @@ def make_state_disk(path, size_mb=16):
     kiosk's user at start)."""
     if os.path.exists(path):
         os.unlink(path)
-    subprocess.run(["mkfs.ext4", "-q", "-F", "-L", "bw-state", path, f"{size_mb}M"], check=True)
+    subprocess.run(["mkfs.ext4", "-q", "-F", "-L", "bw-state", path, f"{size_mb}M"], check=True,
+                   stdout=subprocess.DEVNULL)
 
 
 class VirtualBoard:
