@@ -79,11 +79,12 @@ if [ ! -s "$base" ]; then
     # An initramfs root: systemd must not take it for an initrd that hands over to a disk.
     rm -f "$tmp/etc/initrd-release"
     # Read-only root after boot, as on a real board; the state partition is a virtio disk
-    # (vboard.py makes it), mounted as a board's is: nofail with a short device timeout, so
-    # a missing or broken one boots the kiosk with its state in memory.
+    # (vboard.py makes it), mounted as a board's is: nofail with a device timeout, so a
+    # missing or broken one boots the kiosk with its state in memory. 30 s, not a board's
+    # 10: under emulation udev loads virtio_blk late (seen: the disk 7 s after the job began).
     cat > "$tmp/etc/fstab" <<EOF
 rootfs     /                   rootfs  ro                              0 0
-/dev/vda   /var/lib/boardwalk  ext4    rw,noatime,nodev,nosuid,noexec,commit=5,nofail,x-systemd.device-timeout=5s  0 0
+/dev/vda   /var/lib/boardwalk  ext4    rw,noatime,nodev,nosuid,noexec,commit=5,nofail,x-systemd.device-timeout=30s  0 0
 tmpfs   /tmp                tmpfs   mode=1777,size=32M,nosuid,nodev  0 0
 tmpfs   /var/tmp            tmpfs   mode=1777,size=8M,nosuid,nodev   0 0
 EOF

@@ -163,22 +163,43 @@ class SystemTest:
         up0, vt0 = float(out.split()[0]), out.split()[1]
         check(vt0 == "tty1", f"the kiosk's VT is {vt0}, not tty1")
         before = self.shot("02a-passer-by-before")
+        total = len(before.rgb) // 9
+
+        def same_screen(name):
+            after, _ = self.kiosk_on_screen(name)
+            changed = before.differs(after)
+            check(changed <= total * 0.02, f"the screen changed: {changed} of {total} sampled pixels (02a vs {name})")
+            return changed
+
+        # Chords that reach nothing in the kiosk (F12 and the arrows are its own keys: below).
         chords = [("ctrl", "c"), ("ctrl", "backslash"), ("ctrl", "z"), ("ctrl", "d"), ("ctrl", "s")]
         chords += [("ctrl", "alt", "delete")] * 8          # one press, then a burst of 7 in 2 s
         chords += [("alt", "sysrq", k) for k in ("k", "e", "i", "s", "u", "b", "r", "c")]
-        chords += [("alt", f"f{n}") for n in range(1, 13)]
-        chords += [("ctrl", "alt", f"f{n}") for n in range(1, 13)]
-        chords += [("alt", "left"), ("alt", "right"), ("ctrl", "alt", "backspace")]
+        chords += [("alt", f"f{n}") for n in range(1, 12)]
+        chords += [("ctrl", "alt", f"f{n}") for n in range(1, 12)]
+        chords += [("ctrl", "alt", "backspace")]
         for c in chords:
             self.vb.chord(*c)
             time.sleep(0.15)
-        # The operator menu's key and the PIN everyone tries first, then Esc.
+        time.sleep(2.0)
+        changed = same_screen("02b-passer-by-chords")
+        # The operator menu's key and the PIN everyone tries first (top row and keypad):
+        # digits are not controls, so the pad stays empty and Enter is a wrong PIN. Esc closes it.
         for key in ("f12", "1", "2", "3", "4", "kp_1", "kp_2", "kp_3", "kp_4", "ret"):
             self.vb.key(key)
             time.sleep(0.3)
-        time.sleep(1.0)
+        time.sleep(1.5)
+        self.shot("02c-passer-by-pin-pad")
         self.vb.key("esc")
-        time.sleep(3.0)
+        time.sleep(2.5)
+        changed = max(changed, same_screen("02d-passer-by-after-pin"))
+        # Alt-Left/Right ask the kernel for the next VT (the kiosk refuses); the arrows also
+        # move the menu's focus, so the screen is not compared after them.
+        for c in (("alt", "left"), ("alt", "right"), ("alt", "left")):
+            self.vb.chord(*c)
+            time.sleep(0.3)
+        time.sleep(2.0)
+        chords += [("alt", "left"), ("alt", "right")]
         after_u = self.unit("MainPID", "NRestarts", "ActiveState")
         check(after_u.get("ActiveState") == "active", f"the kiosk is not active after the chords: {after_u}")
         check(after_u["MainPID"] == u["MainPID"], f"MainPID {u['MainPID']} -> {after_u['MainPID']}: the kiosk was restarted")
@@ -188,10 +209,7 @@ class SystemTest:
         fields = out.split()
         check(float(fields[0]) > up0, "the board rebooted")
         check(fields[1] == "tty1", f"the foreground VT is {fields[1]}, not tty1")
-        after, st = self.kiosk_on_screen("02b-passer-by-after")
-        changed = before.differs(after)
-        total = len(before.rgb) // 9
-        check(changed <= total * 0.02, f"the screen changed: {changed} of {total} sampled pixels (02a vs 02b)")
+        self.kiosk_on_screen("02e-passer-by-end")
         pin = os.environ.get("BOARDWALK_VB_PIN", "")
         rc, leaks = self.sh("journalctl -b --no-pager -o cat | grep -n -F -e pbkdf2 "
                             + (f"-e {pin} " if pin else "") + "| head -3; "
