@@ -386,9 +386,16 @@ class VirtualBoard:
         """Presses and releases one key on the guest's keyboard (a QEMU qcode: "esc")."""
         self.qmp("send-key", {"keys": [{"type": "qcode", "data": qcode}]})
 
-    def chord(self, *qcodes):
-        """Presses keys in order and releases them in reverse: "ctrl", "alt", "delete"."""
-        self.qmp("send-key", {"keys": [{"type": "qcode", "data": q} for q in qcodes], "hold-time": 100})
+    def chord(self, *qcodes, hold=0.1):
+        """Presses keys in order and releases them in reverse ("ctrl", "alt", "delete"), and
+        returns when the guest has them: input-send-event delivers at once, where send-key
+        queues its events with delays and a burst of chords arrives seconds late."""
+        def events(keys, down):
+            return {"events": [{"type": "key", "data": {"down": down, "key": {"type": "qcode", "data": q}}}
+                               for q in keys]}
+        self.qmp("input-send-event", events(qcodes, True))
+        time.sleep(hold)
+        self.qmp("input-send-event", events(reversed(qcodes), False))
 
     # --- serial console ---
     def serial(self):
