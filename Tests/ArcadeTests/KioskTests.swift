@@ -6,8 +6,10 @@ import UI
 @testable import Arcade
 
 /// A headless kiosk at 800x480 (points = pixels) with its own state directory.
-func makeRunner(_ test: XCTestCase, configure: (inout Settings) -> Void = { _ in }) throws -> (HeadlessRunner, StateStore) {
-    let dir = try makeTemporaryDirectory(test)
+/// `directory`: a state directory to reuse (a "restart" of the kiosk); default a new one.
+func makeRunner(_ test: XCTestCase, directory: String? = nil,
+                configure: (inout Settings) -> Void = { _ in }) throws -> (HeadlessRunner, StateStore) {
+    let dir = try directory ?? makeTemporaryDirectory(test)
     var settings = Settings()
     settings.kiosk.stateDir = dir
     settings.kiosk.dataDir = sourceRoot + "/data"

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 @testable import Arcade
 @testable import Platform
@@ -49,16 +50,7 @@ final class OperatorPINTests: XCTestCase {
 
     func testFailedTriesAndLockoutSurviveARestart() throws {
         let dir = try makeTemporaryDirectory(self)
-        func runner() throws -> (HeadlessRunner, StateStore) {
-            var settings = Settings()
-            settings.kiosk.stateDir = dir
-            settings.kiosk.operatorPIN = HeadlessRunner.tourPIN
-            let store = StateStore(directory: dir, now: 1)
-            let runner = try HeadlessRunner(settings: settings, width: 800, height: 480, store: store,
-                                            catalog: .standard(dataDirectory: sourceRoot + "/data"))
-            runner.frameInterval = 1.0 / 20
-            return (runner, store)
-        }
+        func runner() throws -> (HeadlessRunner, StateStore) { try makeRunner(self, directory: dir) }
         do {
             let (r, store) = try runner()
             r.key("service")
