@@ -46,6 +46,9 @@ final class OperatorPINTests: XCTestCase {
         XCTAssertEqual((runner.kiosk.screen.scene as? PINScene)?.digitsEntered, 4)
         runner.key("confirm")
         XCTAssertEqual(runner.kiosk.mode, .operatorMenu)
+        // Home again: the operator scene holds the kiosk until it is closed.
+        runner.key("back")
+        XCTAssertEqual(runner.kiosk.mode, .menu)
     }
 
     func testFailedTriesAndLockoutSurviveARestart() throws {
