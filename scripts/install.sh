@@ -31,11 +31,6 @@ else
 fi
 
 bw_install_kiosk / "$bin" "$profile"
-# The operator PIN: PIN=NNNNNN sets it; a first install without one gets a random PIN,
-# printed once. Either way only its salted hash is stored.
-if [ -n "${PIN:-}" ] || ! grep -q '^[[:space:]]*operator_pin[[:space:]]*=' /etc/boardwalk/boardwalk.conf; then
-    bw_set_pin / "${PIN:-}"
-fi
 install -D -m 0644 "$BW_REPO/systemd/boardwalk.service" /usr/lib/systemd/system/boardwalk.service
 install -D -m 0644 "$BW_REPO/systemd/boardwalk-console.service" /usr/lib/systemd/system/boardwalk-console.service
 install -D -m 0644 "$BW_REPO/systemd/boardwalk.sysusers" /usr/lib/sysusers.d/boardwalk.conf
@@ -53,6 +48,12 @@ if [ "$(bw_profile_get "$profile" boot other_vts)" = off ]; then
     bw_log "other VTs: no gettys (profile: other_vts = off)"
 fi
 systemd-sysusers /usr/lib/sysusers.d/boardwalk.conf
+# The operator PIN: PIN=NNNNNN sets it; a first install without one gets a random PIN,
+# printed once. Either way only its salted hash is stored, readable by the kiosk's group
+# (made just above) and root.
+if [ -n "${PIN:-}" ] || ! grep -q '^[[:space:]]*operator_pin[[:space:]]*=' /etc/boardwalk/boardwalk.conf; then
+    bw_set_pin / "${PIN:-}"
+fi
 systemd-tmpfiles --create /usr/lib/tmpfiles.d/boardwalk.conf
 udevadm control --reload-rules 2>/dev/null || true
 systemctl daemon-reload
