@@ -447,6 +447,31 @@ class SystemTest:
               f"no text console after stop (black {st['black']:.1%}, grey {st['grey']:.2%})")
         return f"text console back (black {st['black']:.1%}, text {st['grey']:.2%})"
 
+    def exit_to_console(self):
+        """The operator's "Exit to console" is exit status 79: the unit must stay stopped (no
+        Restart=always) and put a login prompt on tty1; starting the kiosk again stops it.
+        The kiosk's exit is stood in for by a runtime drop-in (the menu needs the PIN)."""
+        dropin = "/run/systemd/system/boardwalk.service.d"
+        rc, out = self.sh(f"mkdir -p {dropin} && printf '[Service]\\nType=simple\\nExecStart=\\n"
+                          f"ExecStart=/bin/sh -c \\047exit 79\\047\\n' > {dropin}/exit79.conf && "
+                          "systemctl daemon-reload && systemctl restart boardwalk.service; sleep 6; "
+                          "for p in ActiveState NRestarts Result; do systemctl show -p $p --value boardwalk.service; done | tr '\\n' ' '; "
+                          "systemctl is-active boardwalk-console.service; pgrep -a agetty")
+        words = out.split()
+        self.sh(f"rm -rf {dropin}; systemctl daemon-reload")
+        check(words[:1] == ["inactive"], f"the kiosk's unit after exit 79: {out.strip()}")
+        check("active" in words[3:4], f"no login prompt on tty1 after exit 79: {out.strip()}")
+        check("tty1" in out, f"agetty is not on tty1: {out.strip()}")
+        time.sleep(1.5)
+        img = self.shot("09-exit-to-console")
+        st = img.stats()
+        check(vboard.looks_like_console(st), f"tty1 does not show the console (black {st['black']:.1%})")
+        rc, back = self.sh("systemctl start boardwalk.service; sleep 2; systemctl is-active boardwalk-console.service")
+        u = self.wait_active()
+        check(u.get("ActiveState") == "active", f"systemctl start did not bring the kiosk back: {u}")
+        check(back.strip() != "active", "the login prompt kept running beside the kiosk")
+        return f"exit 79: unit {words[0]} (restarts {words[1]}), login prompt on tty1; 'systemctl start boardwalk' brought the kiosk back"
+
 
 def state_partition_boot(kind, kernel, initrd, cmdline, workdir, results):
     """Boots the board again with its state partition corrupt (superblock gone) or missing:
@@ -540,6 +565,7 @@ def main():
             (f"kill -SEGV: back within {RESTART_LIMIT:g} s", t.segv),
             ("SIGSTOP: the watchdog restarts it", t.watchdog),
             ("systemctl stop: the text console comes back", t.stop),
+            ("exit to console (status 79): stays stopped, a login prompt, and back on start", t.exit_to_console),
         ]
         if t.run("boot: READY after the first frame", t.boot):
             for name, fn in steps:
