@@ -456,7 +456,8 @@ class SystemTest:
                           f"ExecStart=/bin/sh -c \\047exit 79\\047\\n' > {dropin}/exit79.conf && "
                           "systemctl daemon-reload && systemctl restart boardwalk.service; sleep 6; "
                           "for p in ActiveState NRestarts Result; do systemctl show -p $p --value boardwalk.service; done | tr '\\n' ' '; "
-                          "systemctl is-active boardwalk-console.service; pgrep -a agetty")
+                          "systemctl is-active boardwalk-console.service; "
+                          "tr '\\0' ' ' < /proc/$(systemctl show -p MainPID --value boardwalk-console.service)/cmdline")
         words = out.split()
         self.sh(f"rm -rf {dropin}; systemctl daemon-reload")
         check(words[:1] == ["inactive"], f"the kiosk's unit after exit 79: {out.strip()}")
