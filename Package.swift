@@ -32,10 +32,13 @@ let package = Package(
 
         // System calls as thrown errors, files, clocks, logging: used by every layer.
         .target(name: "Platform", dependencies: ["CLinux"]),
-        .target(name: "Graphics", dependencies: ["Platform", "CPixman", "CFreeType", "CPNG"]),
-        .target(name: "Input", dependencies: ["Platform", "CEvdev"]),
+        // Points, pixel rects, damage and the one definition of rotation (stdlib only):
+        // what Display's copy-out and Input's touch mapping must agree on.
+        .target(name: "ScreenGeometry"),
+        .target(name: "Graphics", dependencies: ["ScreenGeometry", "Platform", "CPixman", "CFreeType", "CPNG"]),
+        .target(name: "Input", dependencies: ["ScreenGeometry", "Platform", "CEvdev"]),
         .target(name: "Audio", dependencies: ["Platform", "CALSA", "CSndfile"]),
-        .target(name: "Display", dependencies: ["Platform", "Graphics", "CDRM", "CPixman"]),
+        .target(name: "Display", dependencies: ["ScreenGeometry", "Platform", "Graphics", "CDRM", "CPixman"]),
         .target(name: "UI", dependencies: ["Platform", "Graphics", "Input", "Audio"]),
 
         // The one thing every game's rules share: a seeded random generator (stdlib only).
@@ -47,7 +50,7 @@ let package = Package(
         .target(name: "Game2048", dependencies: ["GameCore", "UI", "Graphics", "Input", "Audio"]),
         .target(name: "MemoryMatch", dependencies: ["GameCore", "UI", "Graphics", "Input", "Audio"]),
 
-        .target(name: "Arcade", dependencies: ["GameCore", 
+        .target(name: "Arcade", dependencies: ["GameCore", "ScreenGeometry",
             "Platform", "Graphics", "Input", "Audio", "Display", "UI",
             "BeatZombies", "GuessPicture", "Game2048", "MemoryMatch",
         ]),
@@ -59,10 +62,11 @@ let package = Package(
                 path: "Tests/TestSupport"),
         .testTarget(name: "PlatformTests", dependencies: ["Platform"]),
         .testTarget(name: "GameCoreTests", dependencies: ["GameCore"]),
+        .testTarget(name: "ScreenGeometryTests", dependencies: ["ScreenGeometry", "Display", "Input", "Graphics"]),
         .testTarget(name: "GraphicsTests", dependencies: ["Graphics", "Platform", "TestSupport"], exclude: ["References"]),
-        .testTarget(name: "InputTests", dependencies: ["Input", "CEvdev", "Platform", "GameCore"], exclude: ["Fixtures"]),
+        .testTarget(name: "InputTests", dependencies: ["Input", "ScreenGeometry", "CEvdev", "Platform", "GameCore"], exclude: ["Fixtures"]),
         .testTarget(name: "AudioTests", dependencies: ["Audio", "Platform"]),
-        .testTarget(name: "DisplayTests", dependencies: ["Display", "Graphics", "Platform"]),
+        .testTarget(name: "DisplayTests", dependencies: ["Display", "ScreenGeometry", "Graphics", "Platform"]),
         .testTarget(name: "UITests", dependencies: ["UI", "Graphics", "Input", "Audio", "TestSupport"], exclude: ["References"]),
         .testTarget(name: "BeatZombiesTests", dependencies: gameTestDependencies("BeatZombies"), exclude: ["References"]),
         .testTarget(name: "GuessPictureTests", dependencies: gameTestDependencies("GuessPicture"), exclude: ["References"]),

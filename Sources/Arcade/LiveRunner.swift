@@ -3,6 +3,7 @@ import Display
 import Graphics
 import Input
 import Platform
+import ScreenGeometry
 import UI
 #if canImport(Glibc)
 import Glibc
@@ -65,10 +66,11 @@ public final class LiveRunner {
             drm = device
         }
 
-        let panel = rotation.swapped(presenter.width, presenter.height)
+        // Touch is turned back by the presenter's own rotation (one definition, ScreenGeometry).
+        let panel = presenter.rotation.swapped(PixelSize(presenter.width, presenter.height))
         input = InputSystem(config: InputConfig(
             transform: TouchTransform(displayWidth: panel.width, displayHeight: panel.height,
-                                      rotation: DisplayRotation(degrees: rotation.rawValue) ?? .none,
+                                      rotation: presenter.rotation,
                                       calibration: CalibrationMatrix(parsingValues: settings.touch.calibration),
                                       swapAxes: settings.touch.swapXY, invertX: settings.touch.invertX,
                                       invertY: settings.touch.invertY),

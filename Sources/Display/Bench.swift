@@ -1,5 +1,6 @@
 import Graphics
 import Platform
+import ScreenGeometry
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,5 +1,6 @@
 import CPixman
 import Graphics
+import ScreenGeometry
 
 /// Copies damaged regions of a logical shadow surface into one scan-out surface, turning
 /// and converting on the way. One per scan-out buffer, made once.
@@ -23,8 +24,9 @@ public final class CopyOut {
     }
 
     /// The logical size this destination expects of its shadow.
-    public var logicalWidth: Int { rotation.swapped(destination.width, destination.height).width }
-    public var logicalHeight: Int { rotation.swapped(destination.width, destination.height).height }
+    public var logicalWidth: Int { rotation.swapped(panelSize).width }
+    public var logicalHeight: Int { rotation.swapped(panelSize).height }
+    private var panelSize: PixelSize { PixelSize(destination.width, destination.height) }
 
     /// Copies `region` (logical pixels, clipped to the shadow) of `shadow`.
     /// The shadow must be `logicalWidth` x `logicalHeight`.
@@ -33,7 +35,7 @@ public final class CopyOut {
             throw .shadowSizeMismatch(expected: "\(logicalWidth)x\(logicalHeight)",
                                       got: "\(shadow.width)x\(shadow.height)")
         }
-        let w = shadow.width, h = shadow.height
+        let logicalSize = PixelSize(shadow.width, shadow.height)
         for rect in region.rects {
             let r = rect.intersection(shadow.bounds)
             if r.isEmpty { continue }
@@ -43,7 +45,7 @@ public final class CopyOut {
                                          Int32(r.x), Int32(r.y), 0, 0, Int32(r.x), Int32(r.y),
                                          Int32(r.width), Int32(r.height))
             } else {
-                copyTurned(from: shadow, to: rotation.panelRect(r, logicalWidth: w, logicalHeight: h))
+                copyTurned(from: shadow, to: rotation.panelRect(r, logicalSize: logicalSize))
             }
         }
     }
@@ -51,16 +53,9 @@ public final class CopyOut {
     /// Fills panel rectangle `d` from the shadow, walking the panel row by row in tiles
     /// (the shadow is read across rows, so tiles keep its lines in cache).
     private func copyTurned(from shadow: Surface, to d: PixelRect) {
-        let w = shadow.width, h = shadow.height
         let srcStride = shadow.stride
-        // Logical position of panel (px, py) = origin + px * stepX + py * stepY.
-        let (originX, originY, stepXx, stepXy, stepYx, stepYy): (Int, Int, Int, Int, Int, Int) = switch rotation {
-        case .deg0: (0, 0, 1, 0, 0, 1)
-        case .deg90: (0, h - 1, 0, -1, 1, 0)          // x = py, y = h - 1 - px
-        case .deg180: (w - 1, h - 1, -1, 0, 0, -1)    // x = w - 1 - px, y = h - 1 - py
-        case .deg270: (w - 1, 0, 0, 1, -1, 0)         // x = w - 1 - py, y = px
-        }
-        let srcStep = stepXx * 4 + stepXy * srcStride   // bytes per panel pixel to the right
+        let scan = rotation.scan(panelSize: panelSize)
+        let srcStep = scan.alongRowX * 4 + scan.alongRowY * srcStride   // bytes per panel pixel to the right
         let src = UnsafeRawPointer(shadow.pixels)
         let dst = destination.pixels
         let dstStride = destination.stride
@@ -73,8 +68,7 @@ public final class CopyOut {
             while tx < d.maxX {
                 let count = min(tile, d.maxX - tx)
                 for py in ty..<tyEnd {
-                    let lx = originX + tx * stepXx + py * stepYx
-                    let ly = originY + tx * stepXy + py * stepYy
+                    let (lx, ly) = scan.logicalPixel(px: tx, py: py)
                     var s = src + ly * srcStride + lx * 4
                     let row = dst + py * dstStride
                     if to565 {

@@ -1,6 +1,7 @@
 import CDRM
 import Graphics
 import Platform
+import ScreenGeometry
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,5 @@
 import Graphics
+import ScreenGeometry
 
 /// The presenter without a screen: the same copy-out (rotation, format) into a scan-out
 /// surface in memory. Used by `--headless`, screenshots and tests.

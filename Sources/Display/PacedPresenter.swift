@@ -1,5 +1,6 @@
 import Graphics
 import Platform
+import ScreenGeometry
 
 /// The DRM presenter's timing without a screen: frames are copied out into memory (a
 /// HeadlessPresenter) and each one "flips" a refresh period later, signalled on a timerfd

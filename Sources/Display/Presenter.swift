@@ -1,5 +1,6 @@
 import Graphics
 import Platform
+import ScreenGeometry
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -47,46 +48,6 @@ public protocol Presenter: AnyObject {
 
 extension Presenter {
     public var bounds: PixelRect { PixelRect(0, 0, width, height) }
-}
-
-/// How the logical picture is turned on the panel, clockwise, in degrees.
-public enum Rotation: Int, Sendable, CaseIterable, CustomStringConvertible {
-    case deg0 = 0, deg90 = 90, deg180 = 180, deg270 = 270
-
-    public init?(degrees: Int) {
-        self.init(rawValue: ((degrees % 360) + 360) % 360)
-    }
-
-    public var description: String { "\(rawValue)" }
-
-    /// True for 90 and 270: the panel's width is the picture's height.
-    public var swapsAxes: Bool { self == .deg90 || self == .deg270 }
-
-    /// Panel size for a logical size, and the reverse (the same swap both ways).
-    public func swapped(_ width: Int, _ height: Int) -> (width: Int, height: Int) {
-        swapsAxes ? (height, width) : (width, height)
-    }
-
-    /// Where a logical rectangle lands on the panel, for a logical screen of w x h.
-    /// Clockwise 90: logical (x, y) -> panel (h - 1 - y, x).
-    public func panelRect(_ r: PixelRect, logicalWidth w: Int, logicalHeight h: Int) -> PixelRect {
-        switch self {
-        case .deg0: r
-        case .deg90: PixelRect(h - r.maxY, r.x, r.height, r.width)
-        case .deg180: PixelRect(w - r.maxX, h - r.maxY, r.width, r.height)
-        case .deg270: PixelRect(r.y, w - r.maxX, r.height, r.width)
-        }
-    }
-
-    /// Where a logical pixel lands on the panel (the same turn as `panelRect`).
-    public func panelPoint(x: Int, y: Int, logicalWidth w: Int, logicalHeight h: Int) -> (x: Int, y: Int) {
-        switch self {
-        case .deg0: (x, y)
-        case .deg90: (h - 1 - y, x)
-        case .deg180: (w - 1 - x, h - 1 - y)
-        case .deg270: (y, w - 1 - x)
-        }
-    }
 }
 
 /// What can go wrong bringing up or driving the screen. Each description is one line for

@@ -1,3 +1,5 @@
+import ScreenGeometry
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -5,7 +7,7 @@ import Glibc
 /// The screen options both input commands take.
 struct ScreenOptions {
     var width = 1280, height = 800
-    var rotation = DisplayRotation.none
+    var rotation = Rotation.deg0
     var calibration = CalibrationMatrix.identity
     var swapAxes = false, invertX = false, invertY = false
 
@@ -35,7 +37,7 @@ struct ScreenOptions {
             }
             (width, height) = (w, h)
         case "--rotation":
-            guard let text = value(), let degrees = Int(text), let r = DisplayRotation(degrees: degrees) else {
+            guard let text = value(), let degrees = Int(text), let r = Rotation(rawValue: degrees) else {
                 throw UsageError("--rotation needs 0, 90, 180 or 270")
             }
             rotation = r

@@ -1,19 +1,4 @@
-/// How the picture is turned on the panel: the UI draws an upright logical screen and the
-/// display turns it this many degrees clockwise at the copy-out step. 90 and 270 swap the
-/// logical width and height (a 1280x800 panel becomes an 800x1280 portrait screen).
-public enum DisplayRotation: Int, Sendable, Equatable, CaseIterable {
-    case none = 0
-    case quarter = 90
-    case half = 180
-    case threeQuarters = 270
-
-    /// Parses "0", "90", "180", "270".
-    public init?(degrees: Int) {
-        self.init(rawValue: degrees)
-    }
-
-    public var swapsAxes: Bool { self == .quarter || self == .threeQuarters }
-}
+import ScreenGeometry
 
 /// A 2x3 affine matrix in libinput's LIBINPUT_CALIBRATION_MATRIX convention: it maps the
 /// touch position normalized to 0...1 on the panel to a corrected normalized position,
@@ -53,14 +38,15 @@ public struct TouchTransform: Sendable, Equatable {
     /// The scan-out mode in pixels, before rotation (what the DRM connector reports).
     public var displayWidth: Int
     public var displayHeight: Int
-    public var rotation: DisplayRotation
+    /// The turn Display's copy-out applies; touches are turned back by the same definition.
+    public var rotation: Rotation
     public var calibration: CalibrationMatrix
     /// Panel wiring fixes, applied before the calibration matrix: swap X and Y, then invert.
     public var swapAxes: Bool
     public var invertX: Bool
     public var invertY: Bool
 
-    public init(displayWidth: Int, displayHeight: Int, rotation: DisplayRotation = .none,
+    public init(displayWidth: Int, displayHeight: Int, rotation: Rotation = .deg0,
                 calibration: CalibrationMatrix = .identity,
                 swapAxes: Bool = false, invertX: Bool = false, invertY: Bool = false) {
         self.displayWidth = max(1, displayWidth)
@@ -73,8 +59,9 @@ public struct TouchTransform: Sendable, Equatable {
     }
 
     /// The logical screen the UI lays out on and touch events are reported in.
-    public var screenWidth: Int { rotation.swapsAxes ? displayHeight : displayWidth }
-    public var screenHeight: Int { rotation.swapsAxes ? displayWidth : displayHeight }
+    public var screenWidth: Int { rotation.swapped(panelSize).width }
+    public var screenHeight: Int { rotation.swapped(panelSize).height }
+    private var panelSize: PixelSize { PixelSize(displayWidth, displayHeight) }
 
     /// Normalized panel position (0...1 each) -> logical screen pixels. The result is
     /// clamped to the centres of the edge pixels, so it always hit-tests inside the screen.
@@ -85,15 +72,10 @@ public struct TouchTransform: Sendable, Equatable {
         if invertY { v = 1 - v }
         (u, v) = calibration.apply(u, v)
         // The picture is turned clockwise onto the panel, so the touch is turned back.
-        let lx: Double, ly: Double
-        switch rotation {
-        case .none: (lx, ly) = (u, v)
-        case .quarter: (lx, ly) = (v, 1 - u)
-        case .half: (lx, ly) = (1 - u, 1 - v)
-        case .threeQuarters: (lx, ly) = (1 - v, u)
-        }
+        let panel = Point(u * Double(displayWidth), v * Double(displayHeight))
+        let logical = rotation.logicalPoint(panel, panelSize: panelSize)
         let width = Double(screenWidth), height = Double(screenHeight)
-        return (Self.clamp(lx * width, width), Self.clamp(ly * height, height))
+        return (Self.clamp(logical.x, width), Self.clamp(logical.y, height))
     }
 
     private static func clamp(_ value: Double, _ size: Double) -> Double {

@@ -1,6 +1,7 @@
 import XCTest
 @testable import Display
 import Graphics
+import ScreenGeometry
 
 final class CopyOutTests: XCTestCase {
     /// A shadow where every pixel has its own colour.
@@ -96,7 +97,7 @@ final class CopyOutTests: XCTestCase {
         let (w, h) = (40, 30)
         let rect = PixelRect(3, 4, 5, 6)
         for r in Rotation.allCases {
-            let panelRect = r.panelRect(rect, logicalWidth: w, logicalHeight: h)
+            let panelRect = r.panelRect(rect, logicalSize: PixelSize(w, h))
             var covered = PixelRect(0, 0, 0, 0)
             for y in rect.y..<rect.maxY {
                 for x in rect.x..<rect.maxX {

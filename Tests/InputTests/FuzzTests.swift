@@ -1,5 +1,6 @@
 import GameCore
 import XCTest
+import ScreenGeometry
 import CEvdev
 @testable import Input
 
@@ -38,7 +39,7 @@ final class FuzzTests: XCTestCase {
 
     func fuzz(_ touchProtocol: TouchProtocol, events count: Int, seed: UInt64) {
         var rng = SeededRandom(seed: seed)
-        let transform = TouchTransform(displayWidth: 1280, displayHeight: 800, rotation: .quarter,
+        let transform = TouchTransform(displayWidth: 1280, displayHeight: 800, rotation: .deg90,
                                        calibration: CalibrationMatrix(1.02, 0.01, -0.01, 0, 0.98, 0.01))
         var decoder = TouchDecoder(info: TouchDeviceInfo(touchProtocol: touchProtocol,
                                                          x: AxisRange(minimum: 0, maximum: 1279),

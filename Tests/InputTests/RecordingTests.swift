@@ -1,10 +1,11 @@
 import XCTest
+import ScreenGeometry
 @testable import Input
 
 /// Real touchscreen recordings (evemu-devices, MIT) through the kiosk's decoder and gestures.
 final class RecordingTests: XCTestCase {
     func replay(_ desc: String, _ events: String, width: Int, height: Int,
-                rotation: DisplayRotation = .none) throws -> InputReplay {
+                rotation: Rotation = .deg0) throws -> InputReplay {
         let recording = try EvemuRecording.load(description: fixture(desc), events: fixture(events))
         let transform = TouchTransform(displayWidth: width, displayHeight: height, rotation: rotation)
         return try InputReplay(recording: recording, transform: transform)
@@ -111,7 +112,7 @@ final class RecordingTests: XCTestCase {
     func testRotatedScreenTurnsTheSwipe() throws {
         // The panel is mounted turned: a swipe along its top edge is a different direction
         // on the upright logical screen.
-        let expected: [DisplayRotation: SwipeDirection] = [.none: .right, .quarter: .up, .half: .left, .threeQuarters: .down]
+        let expected: [Rotation: SwipeDirection] = [.deg0: .right, .deg90: .up, .deg180: .left, .deg270: .down]
         for (rotation, direction) in expected {
             let replay = try replay("Wacom_ISDv4_E6_Finger.desc", "Wacom_ISDv4_E6_Finger.single-top-swipe.events",
                                     width: 1280, height: 800, rotation: rotation)

@@ -1,4 +1,5 @@
 import XCTest
+import ScreenGeometry
 @testable import Input
 
 final class TouchMappingTests: XCTestCase {
@@ -29,7 +30,7 @@ final class TouchMappingTests: XCTestCase {
     }
 
     /// Raw axes equal to the 1280x800 panel's pixels, so positions read as panel pixels.
-    func mapping(_ rotation: DisplayRotation, calibration: CalibrationMatrix = .identity,
+    func mapping(_ rotation: Rotation, calibration: CalibrationMatrix = .identity,
                  swap: Bool = false, invertX: Bool = false, invertY: Bool = false) -> TouchMapping {
         TouchMapping(x: AxisRange(minimum: 0, maximum: 1279), y: AxisRange(minimum: 0, maximum: 799),
                      transform: TouchTransform(displayWidth: 1280, displayHeight: 800, rotation: rotation,
@@ -39,33 +40,33 @@ final class TouchMappingTests: XCTestCase {
 
     func testRotations() {
         // Panel pixel (100, 50) near the panel's top-left corner.
-        let none = mapping(.none)
+        let none = mapping(.deg0)
         XCTAssertEqual(none.transform.screenWidth, 1280)
         XCTAssertEqual(none.map(rawX: 100, rawY: 50).x, 100.5)
         XCTAssertEqual(none.map(rawX: 100, rawY: 50).y, 50.5)
 
         // 90: the picture is turned clockwise, so the panel's top-left corner shows the
         // logical screen's bottom-left: an 800x1280 portrait screen.
-        let quarter = mapping(.quarter)
+        let quarter = mapping(.deg90)
         XCTAssertEqual(quarter.transform.screenWidth, 800)
         XCTAssertEqual(quarter.transform.screenHeight, 1280)
         var p = quarter.map(rawX: 100, rawY: 50)
         XCTAssertEqual(p.x, 50.5, accuracy: 1e-9)
         XCTAssertEqual(p.y, 1280 - 100.5, accuracy: 1e-9)
 
-        let half = mapping(.half)
+        let half = mapping(.deg180)
         p = half.map(rawX: 100, rawY: 50)
         XCTAssertEqual(p.x, 1280 - 100.5, accuracy: 1e-9)
         XCTAssertEqual(p.y, 800 - 50.5, accuracy: 1e-9)
 
-        let threeQuarters = mapping(.threeQuarters)
+        let threeQuarters = mapping(.deg270)
         XCTAssertEqual(threeQuarters.transform.screenWidth, 800)
         p = threeQuarters.map(rawX: 100, rawY: 50)
         XCTAssertEqual(p.x, 800 - 50.5, accuracy: 1e-9)
         XCTAssertEqual(p.y, 100.5, accuracy: 1e-9)
 
         // Every corner pixel of the panel maps to a corner pixel of the rotated screen.
-        for rotation in DisplayRotation.allCases {
+        for rotation in Rotation.allCases {
             let m = mapping(rotation)
             for (x, y) in [(Int32(0), Int32(0)), (1279, 0), (0, 799), (1279, 799)] {
                 let q = m.map(rawX: x, rawY: y)
@@ -79,7 +80,7 @@ final class TouchMappingTests: XCTestCase {
     func testCalibrationMatrix() {
         // A panel whose glass reads 5% too wide each way, corrected as udev would write it.
         let matrix = CalibrationMatrix(parsing: "1.1 0 -0.05 0 1.1 -0.05")!
-        let m = mapping(.none, calibration: matrix)
+        let m = mapping(.deg0, calibration: matrix)
         let p = m.map(rawX: 639, rawY: 399)          // the centre stays (nearly) put
         XCTAssertEqual(p.x, 640, accuracy: 1)
         XCTAssertEqual(p.y, 400, accuracy: 1)
@@ -88,7 +89,7 @@ final class TouchMappingTests: XCTestCase {
         XCTAssertEqual(q.y, ((759.5 / 800) * 1.1 - 0.05) * 800, accuracy: 1e-9)
 
         // libinput's documented 90-degree matrix "0 -1 1 1 0 0": x' = 1 - y, y' = x.
-        let turned = mapping(.none, calibration: CalibrationMatrix(0, -1, 1, 1, 0, 0))
+        let turned = mapping(.deg0, calibration: CalibrationMatrix(0, -1, 1, 1, 0, 0))
         let r = turned.map(rawX: 100, rawY: 50)
         XCTAssertEqual(r.x, (1 - 50.5 / 800) * 1280, accuracy: 1e-9)
         XCTAssertEqual(r.y, 100.5 / 1280 * 800, accuracy: 1e-9)
@@ -100,13 +101,13 @@ final class TouchMappingTests: XCTestCase {
     }
 
     func testSwapAndInvert() {
-        var p = mapping(.none, invertX: true).map(rawX: 100, rawY: 50)
+        var p = mapping(.deg0, invertX: true).map(rawX: 100, rawY: 50)
         XCTAssertEqual(p.x, 1280 - 100.5, accuracy: 1e-9)
         XCTAssertEqual(p.y, 50.5, accuracy: 1e-9)
-        p = mapping(.none, invertY: true).map(rawX: 100, rawY: 50)
+        p = mapping(.deg0, invertY: true).map(rawX: 100, rawY: 50)
         XCTAssertEqual(p.y, 800 - 50.5, accuracy: 1e-9)
         // Swapped wiring: the X wire carries the panel's Y.
-        p = mapping(.none, swap: true).map(rawX: 640, rawY: 200)
+        p = mapping(.deg0, swap: true).map(rawX: 640, rawY: 200)
         XCTAssertEqual(p.x, 200.5 / 800 * 1280, accuracy: 1e-9)
         XCTAssertEqual(p.y, 640.5 / 1280 * 800, accuracy: 1e-9)
     }

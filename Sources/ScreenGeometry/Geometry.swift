@@ -1,4 +1,5 @@
-/// Logical-point geometry (Double) for layout, and pixel rectangles (Int) for damage.
+/// Logical-point geometry (Double) for layout and touch, and pixel rectangles (Int) for
+/// damage and copy-out. Graphics re-exports this module, so drawing code sees it as its own.
 
 public struct Point: Sendable, Equatable, Hashable {
     public var x: Double
