@@ -38,7 +38,9 @@ let package = Package(
         .target(name: "Graphics", dependencies: ["ScreenGeometry", "Platform", "CPixman", "CFreeType", "CPNG"]),
         .target(name: "Input", dependencies: ["ScreenGeometry", "Platform", "CEvdev"]),
         .target(name: "Audio", dependencies: ["Platform", "CALSA", "CSndfile"]),
-        .target(name: "Display", dependencies: ["ScreenGeometry", "Platform", "Graphics", "CDRM", "CPixman"]),
+        // Copy-out's turned and converting loops: plain C that vectorizes (SSE2/AVX2, NEON).
+        .target(name: "CopyKernels"),
+        .target(name: "Display", dependencies: ["ScreenGeometry", "Platform", "Graphics", "CDRM", "CPixman", "CopyKernels"]),
         .target(name: "UI", dependencies: ["Platform", "Graphics", "Input", "Audio"]),
 
         // The one thing every game's rules share: a seeded random generator (stdlib only).
@@ -72,6 +74,7 @@ let package = Package(
         .testTarget(name: "GuessPictureTests", dependencies: gameTestDependencies("GuessPicture"), exclude: ["References"]),
         .testTarget(name: "Game2048Tests", dependencies: gameTestDependencies("Game2048"), exclude: ["References"]),
         .testTarget(name: "MemoryMatchTests", dependencies: gameTestDependencies("MemoryMatch"), exclude: ["References"]),
+        .testTarget(name: "BenchTests", dependencies: ["boardwalk-bench", "Platform"]),
         .testTarget(name: "ArcadeTests", dependencies: ["Arcade", "Platform", "Graphics", "Input", "Audio", "UI", "Display",
                                                         "GameCore", "TestSupport"], exclude: ["References"]),
     ],

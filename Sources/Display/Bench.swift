@@ -5,75 +5,101 @@ import ScreenGeometry
 import Glibc
 #endif
 
-/// One copy-out measurement next to a plain memcpy of the same source bytes.
+/// One copy-out measurement next to plain memcpys of the bytes it reads and writes.
 public struct CopyOutMeasurement: Sendable, CustomStringConvertible {
     public var name: String
-    /// Shadow bytes the copy reads per frame.
+    /// Shadow bytes the copy reads per frame, and panel bytes it writes.
     public var bytes: Int
+    public var destinationBytes: Int
     public var copyOutSeconds: Double
+    /// memcpy of the shadow bytes, and of the panel bytes (the same for xrgb8888).
     public var memcpySeconds: Double
+    public var memcpyDestinationSeconds: Double
     public var ratio: Double { memcpySeconds > 0 ? copyOutSeconds / memcpySeconds : 0 }
+    public var destinationRatio: Double { memcpyDestinationSeconds > 0 ? copyOutSeconds / memcpyDestinationSeconds : 0 }
 
     public var description: String {
         func ms(_ s: Double) -> String {
             let v = (s * 100_000).rounded() / 100
             return "\(v) ms"
         }
-        let r = (ratio * 100).rounded() / 100
-        return "\(name): copy-out \(ms(copyOutSeconds)), memcpy \(ms(memcpySeconds)) of \(bytes / 1024) KiB, ratio \(r)"
+        let r = (ratio * 100).rounded() / 100, rd = (destinationRatio * 100).rounded() / 100
+        return "\(name): copy-out \(ms(copyOutSeconds)), memcpy \(ms(memcpySeconds)) of \(bytes / 1024) KiB, ratio \(r) (\(rd) of the \(destinationBytes / 1024) KiB written)"
     }
 }
 
-/// The damage of a typical menu/game frame at 1280x800: a pressed button, the score, a
-/// moving sprite; with two buffers each is copied with the previous frame's as well.
-public func typicalFrameDamage() -> DamageRegion {
+/// The damage of a typical menu/game frame (a pressed button, the score, a moving
+/// sprite; with two buffers each is copied with the previous frame's as well), laid out
+/// for 1280x800 and scaled to `width` x `height`.
+public func typicalFrameDamage(width: Int = 1280, height: Int = 800) -> DamageRegion {
     var d = DamageRegion()
     for r in [PixelRect(80, 600, 240, 96), PixelRect(960, 24, 280, 64), PixelRect(500, 300, 136, 128),
               PixelRect(80, 480, 240, 96), PixelRect(520, 300, 136, 128)] {
-        d.add(r)
+        d.add(PixelRect(r.x * width / 1280, r.y * height / 800, r.width * width / 1280, r.height * height / 800))
     }
     return d
 }
 
-/// Copy-out cost per frame for full 1280x800 and 1920x1080 frames (upright, turned,
-/// RGB565) and a typical damaged frame, each against memcpy of the same bytes. The
-/// destination is ordinary memory here; a real write-combined buffer behaves like it for
-/// writes, which is all copy-out does.
+/// Copy-out cost per frame: whole 1280x800 and 1920x1080 frames and typical damaged
+/// frames, upright and turned 90/270, into xrgb8888 and rgb565 panels, each against memcpy
+/// of the same bytes. The destination is ordinary memory here; a real write-combined
+/// buffer behaves like it for writes, which is all copy-out does.
 public func measureCopyOut(iterations: Int = 30) -> [CopyOutMeasurement] {
-    struct Case { var name: String; var w: Int; var h: Int; var rotation: Rotation; var format: PixelFormat; var damage: DamageRegion? }
-    let cases = [
-        Case(name: "1280x800 full xrgb8888", w: 1280, h: 800, rotation: .deg0, format: .xrgb8888, damage: nil),
-        Case(name: "1920x1080 full xrgb8888", w: 1920, h: 1080, rotation: .deg0, format: .xrgb8888, damage: nil),
-        Case(name: "1280x800 full xrgb8888 rotated 90", w: 1280, h: 800, rotation: .deg90, format: .xrgb8888, damage: nil),
-        Case(name: "1920x1080 full xrgb8888 rotated 90", w: 1920, h: 1080, rotation: .deg90, format: .xrgb8888, damage: nil),
-        Case(name: "1280x800 full rgb565", w: 1280, h: 800, rotation: .deg0, format: .rgb565, damage: nil),
-        Case(name: "1280x800 typical damaged frame xrgb8888", w: 1280, h: 800, rotation: .deg0, format: .xrgb8888,
-             damage: typicalFrameDamage()),
-    ]
-    return cases.map { c in
-        let shadow = Surface(width: c.w, height: c.h, format: .xrgb8888)
-        shadow.clear(PixelRect(0, 0, c.w / 2, c.h), to: Color(hex: 0x3366CC))
-        let panel = c.rotation.swapped(c.w, c.h)
-        let scanout = Surface(width: panel.width, height: panel.height, format: c.format)
-        let copyOut = CopyOut(destination: scanout, rotation: c.rotation)
-        let region = c.damage ?? DamageRegion(shadow.bounds)
-
-        let copySeconds = timePerIteration(iterations) { try? copyOut.copy(from: shadow, region: region) }
-
-        // memcpy of the same source rows into ordinary memory.
-        let target = UnsafeMutableRawPointer.allocate(byteCount: shadow.byteCount, alignment: 64)
-        target.initializeMemory(as: UInt8.self, repeating: 0, count: shadow.byteCount)
-        defer { target.deallocate() }
-        let memcpySeconds = timePerIteration(iterations) {
-            for r in region.rects {
-                for y in r.y..<r.maxY {
-                    let offset = y * shadow.stride + r.x * 4
-                    memcpy(target + offset, shadow.pixels + offset, r.width * 4)
+    struct Case {
+        var w: Int, h: Int, rotation: Rotation, format: PixelFormat, damaged: Bool
+        var conversion = CopyOut.UprightConversion.kernel
+        var name: String {
+            var n = "\(w)x\(h) \(damaged ? "typical damaged frame" : "full") \(format)"
+            if rotation != .deg0 { n += " rotated \(rotation)" }
+            if rotation == .deg0 && format == .rgb565 && conversion == .pixman { n += " by pixman" }
+            return n
+        }
+    }
+    var cases: [Case] = []
+    for (w, h) in [(1280, 800), (1920, 1080)] {
+        for damaged in [false, true] where !damaged || w == 1280 {
+            cases.append(Case(w: w, h: h, rotation: .deg0, format: .xrgb8888, damaged: damaged))
+            cases.append(Case(w: w, h: h, rotation: .deg0, format: .rgb565, damaged: damaged))
+            cases.append(Case(w: w, h: h, rotation: .deg0, format: .rgb565, damaged: damaged, conversion: .pixman))
+            for r in [Rotation.deg90, .deg270] {
+                for f in [PixelFormat.xrgb8888, .rgb565] {
+                    cases.append(Case(w: w, h: h, rotation: r, format: f, damaged: damaged))
                 }
             }
         }
+    }
+    return cases.map { c in
+        let shadow = Surface(width: c.w, height: c.h, format: .xrgb8888)
+        shadow.clear(PixelRect(0, 0, c.w / 2, c.h), to: Color(hex: 0x3366CC))
+        let panel = c.rotation.swapped(PixelSize(c.w, c.h))
+        let scanout = Surface(width: panel.width, height: panel.height, format: c.format)
+        let copyOut = CopyOut(destination: scanout, rotation: c.rotation)
+        copyOut.uprightConversion = c.conversion
+        let region = c.damaged ? typicalFrameDamage(width: c.w, height: c.h) : DamageRegion(shadow.bounds)
+
+        let copySeconds = timePerIteration(iterations) { try? copyOut.copy(from: shadow, region: region) }
+
+        // memcpy of the same source rows into ordinary memory, and of as many bytes per
+        // row as the panel gets.
+        let target = UnsafeMutableRawPointer.allocate(byteCount: shadow.byteCount, alignment: 64)
+        target.initializeMemory(as: UInt8.self, repeating: 0, count: shadow.byteCount)
+        defer { target.deallocate() }
+        func memcpyRows(bytesPerPixel: Int) -> Double {
+            timePerIteration(iterations) {
+                for r in region.rects {
+                    for y in r.y..<r.maxY {
+                        let offset = y * shadow.stride + r.x * 4
+                        memcpy(target + offset, shadow.pixels + offset, r.width * bytesPerPixel)
+                    }
+                }
+            }
+        }
+        let memcpySeconds = memcpyRows(bytesPerPixel: 4)
+        let destinationSeconds = c.format == .xrgb8888 ? memcpySeconds : memcpyRows(bytesPerPixel: c.format.bytesPerPixel)
         return CopyOutMeasurement(name: c.name, bytes: region.area * 4,
-                                  copyOutSeconds: copySeconds, memcpySeconds: memcpySeconds)
+                                  destinationBytes: region.area * c.format.bytesPerPixel,
+                                  copyOutSeconds: copySeconds, memcpySeconds: memcpySeconds,
+                                  memcpyDestinationSeconds: destinationSeconds)
     }
 }
 

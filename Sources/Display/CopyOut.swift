@@ -1,3 +1,4 @@
+import CopyKernels
 import CPixman
 import Graphics
 import ScreenGeometry
@@ -5,19 +6,25 @@ import ScreenGeometry
 /// Copies damaged regions of a logical shadow surface into one scan-out surface, turning
 /// and converting on the way. One per scan-out buffer, made once.
 ///
-/// Upright copies go through pixman (SRC: its blit and 8888->565 fast paths). Turned ones
-/// use a tiled loop here: pixman 0.42 took its generic per-pixel path for our nearest
-/// 90/270 transforms (8 ms for 1280x800 against 1.6 ms for a tiled loop, measured).
-/// Neither reads the destination, which matters: a mapped dumb buffer is often uncached,
-/// write-combined memory where reads are very slow; destination rows are written in
-/// whole 64-byte runs so write-combining works.
+/// Upright xrgb8888 copies go through pixman's SRC blit (memcpy speed). Everything else
+/// (turned, or converted to rgb565) goes through the C kernels of `CopyKernels`: tiles that
+/// fit L1, 4x4 blocks transposed in vector registers, no per-pixel division or bounds
+/// check (pixman 0.42 takes its generic per-pixel path for 90/270 transforms, and its
+/// 8888->565 SRC path measured slower than the kernel). Neither reads the destination,
+/// which matters: a mapped dumb buffer is often uncached, write-combined memory where
+/// reads are very slow; destination rows are written front to back in whole 64-byte runs.
 public final class CopyOut {
     public let rotation: Rotation
     public let destination: Surface
+    /// Which code copies upright frames into an rgb565 destination (the bench measures both).
+    public enum UprightConversion: Sendable { case pixman, kernel }
+    public var uprightConversion: UprightConversion = .kernel
     private let target: PixmanView
     private var source: PixmanView?
 
     public init(destination: Surface, rotation: Rotation) {
+        precondition(destination.format == .xrgb8888 || destination.format == .rgb565,
+                     "copy-out writes xrgb8888 or rgb565 scan-out buffers")
         self.destination = destination
         self.rotation = rotation
         self.target = PixmanView(destination)
@@ -29,7 +36,7 @@ public final class CopyOut {
     private var panelSize: PixelSize { PixelSize(destination.width, destination.height) }
 
     /// Copies `region` (logical pixels, clipped to the shadow) of `shadow`.
-    /// The shadow must be `logicalWidth` x `logicalHeight`.
+    /// The shadow must be `logicalWidth` x `logicalHeight`, xrgb8888.
     public func copy(from shadow: Surface, region: DamageRegion) throws(DisplayError) {
         guard shadow.width == logicalWidth, shadow.height == logicalHeight else {
             throw .shadowSizeMismatch(expected: "\(logicalWidth)x\(logicalHeight)",
@@ -39,58 +46,35 @@ public final class CopyOut {
         for rect in region.rects {
             let r = rect.intersection(shadow.bounds)
             if r.isEmpty { continue }
-            if rotation == .deg0 {
+            if rotation == .deg0 && (destination.format == .xrgb8888 || uprightConversion == .pixman) {
                 let view = sourceView(for: shadow)
                 pixman_image_composite32(PIXMAN_OP_SRC, view.image, nil, target.image,
                                          Int32(r.x), Int32(r.y), 0, 0, Int32(r.x), Int32(r.y),
                                          Int32(r.width), Int32(r.height))
             } else {
-                copyTurned(from: shadow, to: rotation.panelRect(r, logicalSize: logicalSize))
+                copyWithKernel(from: shadow, to: rotation.panelRect(r, logicalSize: logicalSize))
             }
         }
     }
 
-    /// Fills panel rectangle `d` from the shadow, walking the panel row by row in tiles
-    /// (the shadow is read across rows, so tiles keep its lines in cache).
-    private func copyTurned(from shadow: Surface, to d: PixelRect) {
-        let srcStride = shadow.stride
+    /// Fills panel rectangle `d` from the shadow: the kernel walks the shadow by the
+    /// rotation's scan, in pixels (the shadow's stride is a whole number of pixels).
+    private func copyWithKernel(from shadow: Surface, to d: PixelRect) {
+        precondition(shadow.format == .xrgb8888 && shadow.stride % 4 == 0)
         let scan = rotation.scan(panelSize: panelSize)
-        let srcStep = scan.alongRowX * 4 + scan.alongRowY * srcStride   // bytes per panel pixel to the right
-        let src = UnsafeRawPointer(shadow.pixels)
-        let dst = destination.pixels
-        let dstStride = destination.stride
-        let tile = 32
-        let to565 = destination.format == .rgb565
-        var ty = d.y
-        while ty < d.maxY {
-            let tyEnd = min(ty + tile, d.maxY)
-            var tx = d.x
-            while tx < d.maxX {
-                let count = min(tile, d.maxX - tx)
-                for py in ty..<tyEnd {
-                    let (lx, ly) = scan.logicalPixel(px: tx, py: py)
-                    var s = src + ly * srcStride + lx * 4
-                    let row = dst + py * dstStride
-                    if to565 {
-                        var o = row.assumingMemoryBound(to: UInt16.self) + tx
-                        for _ in 0..<count {
-                            let v = s.load(as: UInt32.self)
-                            o.pointee = UInt16(truncatingIfNeeded: (v >> 8) & 0xF800 | (v >> 5) & 0x07E0 | (v >> 3) & 0x001F)
-                            o += 1
-                            s += srcStep
-                        }
-                    } else {
-                        var o = row.assumingMemoryBound(to: UInt32.self) + tx
-                        for _ in 0..<count {
-                            o.pointee = s.load(as: UInt32.self)
-                            o += 1
-                            s += srcStep
-                        }
-                    }
-                }
-                tx += count
-            }
-            ty = tyEnd
+        let row = shadow.stride / 4
+        let (lx, ly) = scan.logicalPixel(px: d.x, py: d.y)
+        let src = shadow.pixels.assumingMemoryBound(to: UInt32.self) + ly * row + lx
+        let along = scan.alongRowX + scan.alongRowY * row
+        let across = scan.acrossRowsX + scan.acrossRowsY * row
+        let dst = destination.pixels + d.y * destination.stride + d.x * destination.format.bytesPerPixel
+        switch destination.format {
+        case .rgb565:
+            bw_copy_rgb565(dst.assumingMemoryBound(to: UInt16.self), destination.stride, src,
+                           along, across, Int32(d.width), Int32(d.height))
+        default:
+            bw_copy_xrgb8888(dst.assumingMemoryBound(to: UInt32.self), destination.stride, src,
+                             along, across, Int32(d.width), Int32(d.height))
         }
     }
 

@@ -36,10 +36,11 @@ struct ReportRow {
         return "\(section)/\(name): \(f)\(n.isEmpty ? "" : " " + n)"
     }
 
+    /// One JSON object (RFC 8259: strings escaped, non-finite numbers as null).
     func json() -> String {
-        var parts = ["\"section\":\"\(section)\"", "\"name\":\"\(name)\""]
-        for (k, v) in figures { parts.append("\"\(k)\":\(v.isFinite ? format(v) : "null")") }
-        for (k, v) in notes { parts.append("\"\(k)\":\"\(v)\"") }
+        var parts = ["\"section\":\(jsonString(section))", "\"name\":\(jsonString(name))"]
+        for (k, v) in figures { parts.append("\(jsonString(k)):\(v.isFinite ? format(v) : "null")") }
+        for (k, v) in notes { parts.append("\(jsonString(k)):\(jsonString(v))") }
         return "{" + parts.joined(separator: ",") + "}"
     }
 }
@@ -48,4 +49,23 @@ func format(_ v: Double) -> String {
     if v == v.rounded() && abs(v) < 1e15 { return String(Int(v)) }
     let scaled = (v * 10000).rounded() / 10000
     return String(scaled)
+}
+
+/// A JSON string literal: quotes, backslashes and control characters escaped.
+func jsonString(_ s: String) -> String {
+    var out = "\""
+    for u in s.unicodeScalars {
+        switch u {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\r": out += "\\r"
+        case "\t": out += "\\t"
+        case _ where u.value < 0x20:
+            let hex = String(u.value, radix: 16)
+            out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        default: out.unicodeScalars.append(u)
+        }
+    }
+    return out + "\""
 }

@@ -11,7 +11,9 @@ func copyOutBench(iterations: Int) -> [ReportRow] {
     measureCopyOut(iterations: iterations).map { m in
         ReportRow(section: "copyout", name: m.name.replacingSpaces(),
                   figures: [("copyout_ms", m.copyOutSeconds * 1000), ("memcpy_ms", m.memcpySeconds * 1000),
-                            ("bytes", Double(m.bytes)), ("copyout_over_memcpy", m.ratio)])
+                            ("bytes", Double(m.bytes)), ("copyout_over_memcpy", m.ratio),
+                            ("memcpy_dst_ms", m.memcpyDestinationSeconds * 1000),
+                            ("dst_bytes", Double(m.destinationBytes)), ("copyout_over_memcpy_dst", m.destinationRatio)])
     }
 }
 

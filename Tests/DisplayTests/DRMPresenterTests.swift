@@ -303,7 +303,11 @@ final class DRMPresenterTests: XCTestCase {
 
     func testBenchRuns() {
         let results = measureCopyOut(iterations: 1)
-        XCTAssertEqual(results.count, 6)
-        XCTAssertTrue(results.allSatisfy { $0.copyOutSeconds > 0 && $0.memcpySeconds > 0 })
+        // 1280x800 full and damaged, 1920x1080 full: upright xrgb8888, rgb565 (kernel and
+        // pixman), and 90/270 into both formats.
+        XCTAssertEqual(results.count, 21)
+        XCTAssertEqual(Set(results.map(\.name)).count, results.count)
+        XCTAssertTrue(results.allSatisfy { $0.copyOutSeconds > 0 && $0.memcpySeconds > 0 && $0.memcpyDestinationSeconds > 0 })
+        XCTAssertTrue(results.contains { $0.name == "1280x800 typical damaged frame rgb565 rotated 270" })
     }
 }

@@ -1,0 +1,22 @@
+// Copy-out kernels: shadow pixels (xrgb8888) into a panel rectangle, turned and/or
+// converted. Plain C (clang vector extensions for the 4x4 transposes) so the same source
+// becomes SSE2 on x86_64 and NEON on aarch64. Display's CopyOut is the only caller.
+#ifndef BOARDWALK_COPY_KERNELS_H
+#define BOARDWALK_COPY_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+// Fills a `width` x `height` panel rectangle whose top-left pixel is `dst` (rows
+// `dst_stride` bytes apart). Panel pixel (i, j) of the rectangle shows the shadow pixel at
+// `src + i * along + j * across` (in pixels; each step is +-1 or +- the shadow's row
+// length, as Rotation.scan gives them). Never reads the destination.
+void bw_copy_xrgb8888(uint32_t *dst, ptrdiff_t dst_stride, const uint32_t *src,
+                      ptrdiff_t along, ptrdiff_t across, int width, int height);
+
+// The same walk, each pixel converted to rgb565 (top bits of each channel, as pixman's
+// SRC conversion does).
+void bw_copy_rgb565(uint16_t *dst, ptrdiff_t dst_stride, const uint32_t *src,
+                    ptrdiff_t along, ptrdiff_t across, int width, int height);
+
+#endif

@@ -1,0 +1,122 @@
+import XCTest
+@testable import Display
+import Graphics
+import ScreenGeometry
+
+/// The C copy kernels against a plain per-pixel reference (turns written out by hand,
+/// truncating 565 conversion as pixman's SRC does) and against pixman's upright paths,
+/// byte for byte, at odd sizes and with damage at the edges.
+final class CopyKernelTests: XCTestCase {
+    static let sizes = [PixelSize(1, 1), PixelSize(7, 13), PixelSize(1366, 768), PixelSize(1280, 800)]
+
+    /// Every pixel its own value in all 24 colour bits (and junk in the unused top byte).
+    func makeShadow(_ s: PixelSize) -> Surface {
+        let shadow = Surface(width: s.width, height: s.height, format: .xrgb8888)
+        for y in 0..<s.height {
+            let row = (shadow.pixels + y * shadow.stride).assumingMemoryBound(to: UInt32.self)
+            for x in 0..<s.width {
+                var v = UInt32(truncatingIfNeeded: x &* 0x9E3779B1 ^ y &* 0x85EBCA77)
+                v ^= v >> 15
+                row[x] = v &* 0x2C1B3C6D
+            }
+        }
+        return shadow
+    }
+
+    /// The damaged frames to check: the whole frame, and strips and corners on every edge
+    /// (some reaching past it, which copy-out clips).
+    func regions(_ s: PixelSize) -> [DamageRegion] {
+        let (w, h) = (s.width, s.height)
+        var edges = DamageRegion()
+        for r in [PixelRect(0, 0, w, 1), PixelRect(0, 0, 1, h), PixelRect(w - 1, 0, 1, h), PixelRect(0, h - 1, w, 1)] {
+            edges.add(r)
+        }
+        var corners = DamageRegion()
+        for r in [PixelRect(-2, -3, 5, 7), PixelRect(w - 3, h - 5, 9, 9), PixelRect(w - 6, -1, 11, 4),
+                  PixelRect(-1, h - 2, 3, 6), PixelRect(w / 3, h / 3, 9, 5)] {
+            corners.add(r)
+        }
+        return [DamageRegion(PixelRect(0, 0, w, h)), edges, corners]
+    }
+
+    /// The reference: each damaged logical pixel written where a clockwise turn puts it.
+    func reference(_ shadow: Surface, _ region: DamageRegion, _ r: Rotation, into out: Surface) {
+        let (w, h) = (shadow.width, shadow.height)
+        for rect in region.rects {
+            let c = rect.intersection(shadow.bounds)
+            guard !c.isEmpty else { continue }
+            for y in c.y..<c.maxY {
+                let src = (shadow.pixels + y * shadow.stride).assumingMemoryBound(to: UInt32.self)
+                for x in c.x..<c.maxX {
+                    let (px, py): (Int, Int) = switch r {
+                    case .deg0: (x, y)
+                    case .deg90: (h - 1 - y, x)
+                    case .deg180: (w - 1 - x, h - 1 - y)
+                    case .deg270: (y, w - 1 - x)
+                    }
+                    let v = src[x]
+                    let row = out.pixels + py * out.stride
+                    if out.format == .rgb565 {
+                        let p = (v >> 8) & 0xF800 | (v >> 5) & 0x07E0 | (v >> 3) & 0x001F
+                        row.storeBytes(of: UInt16(truncatingIfNeeded: p), toByteOffset: px * 2, as: UInt16.self)
+                    } else {
+                        row.storeBytes(of: v, toByteOffset: px * 4, as: UInt32.self)
+                    }
+                }
+            }
+        }
+    }
+
+    func scanout(_ s: PixelSize, _ format: PixelFormat) -> Surface {
+        let out = Surface(width: s.width, height: s.height, format: format)
+        memset(out.pixels, 0xA5, out.byteCount)  // what was on screen before: must survive outside damage
+        return out
+    }
+
+    /// The first differing pixel, or nil when the two panels hold the same bytes.
+    func firstDifference(_ a: Surface, _ b: Surface) -> (Int, Int)? {
+        let rowBytes = a.width * a.format.bytesPerPixel
+        for y in 0..<a.height where memcmp(a.pixels + y * a.stride, b.pixels + y * b.stride, rowBytes) != 0 {
+            for x in 0..<a.width {
+                let n = a.format.bytesPerPixel
+                if memcmp(a.pixels + y * a.stride + x * n, b.pixels + y * b.stride + x * n, n) != 0 { return (x, y) }
+            }
+        }
+        return nil
+    }
+
+    func testKernelsMatchTheReferenceForEveryRotationFormatAndEdge() throws {
+        for size in Self.sizes {
+            let shadow = makeShadow(size)
+            for format in [PixelFormat.xrgb8888, .rgb565] {
+                for r in Rotation.allCases {
+                    let panel = r.swapped(size)
+                    for (n, region) in regions(size).enumerated() {
+                        let out = scanout(panel, format), expected = scanout(panel, format)
+                        try CopyOut(destination: out, rotation: r).copy(from: shadow, region: region)
+                        reference(shadow, region, r, into: expected)
+                        let diff = firstDifference(out, expected)
+                        XCTAssertNil(diff, "\(size) \(format) rotation \(r) region \(n) \(region.rects): first difference at panel \(String(describing: diff))")
+                    }
+                }
+            }
+        }
+    }
+
+    /// The upright rgb565 kernel against pixman's SRC conversion it replaced.
+    func testUprightRGB565KernelMatchesPixman() throws {
+        for size in Self.sizes {
+            let shadow = makeShadow(size)
+            for region in regions(size) {
+                let byKernel = scanout(size, .rgb565), byPixman = scanout(size, .rgb565)
+                let kernel = CopyOut(destination: byKernel, rotation: .deg0)
+                kernel.uprightConversion = .kernel
+                try kernel.copy(from: shadow, region: region)
+                let pixman = CopyOut(destination: byPixman, rotation: .deg0)
+                pixman.uprightConversion = .pixman
+                try pixman.copy(from: shadow, region: region)
+                XCTAssertNil(firstDifference(byKernel, byPixman), "\(size) \(region.rects)")
+            }
+        }
+    }
+}
