@@ -4,7 +4,7 @@ BUILD_FLAGS ?= -c release --static-swift-stdlib
 BIN = .build/release/boardwalk
 SHOTS ?= out/shots
 
-.PHONY: deps test-deps build run test unit-test system-test install clean
+.PHONY: deps test-deps bench-deps build run test unit-test system-test bench install clean
 
 deps:
 	scripts/install-deps.sh build
@@ -39,8 +39,20 @@ test: unit-test
 	@if [ "$(SYSTEM_TEST)" = 1 ]; then $(MAKE) --no-print-directory system-test; \
 	else echo "make test: system test skipped (make system-test, or make test SYSTEM_TEST=1)"; fi
 
+bench-deps:
+	scripts/install-deps.sh bench
+
+# The speed figures (docs/PERFORMANCE.md) with the SDL2 peer beside them, as JSON lines.
+# The peer is a separate C program: the kiosk binary never links SDL.
+bench/peers/sdl2-peer: bench/peers/sdl2-peer.c
+	$(CC) -O2 -Wall -o $@ $< $$(pkg-config --cflags --libs sdl2 SDL2_ttf SDL2_image)
+
+bench: bench-deps bench/peers/sdl2-peer
+	$(SWIFT) build -c release --product boardwalk-bench
+	.build/release/boardwalk-bench --json $(BENCH_ARGS)
+
 install: build
 	scripts/install.sh $(BIN)
 
 clean:
-	rm -rf .build out
+	rm -rf .build out bench/peers/sdl2-peer

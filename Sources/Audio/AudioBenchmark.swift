@@ -118,24 +118,22 @@ public enum AudioBenchmark {
 
     /// Tap-to-first-sample latency in seconds: from the play command to the sound's first
     /// sample entering the device buffer, plus the audio already queued ahead of it there.
-    /// Uses config.device when it opens; otherwise a ClockedPCM with the config's period
-    /// and buffer (reported as `simulated`).
-    public static func tapLatency(library: SoundLibrary, config: AudioConfig, taps: Int = 60)
+    /// Uses config.device when it opens and `simulate` is false; otherwise a ClockedPCM
+    /// with the config's period and buffer (reported as `simulated`).
+    public static func tapLatency(library: SoundLibrary, config: AudioConfig, taps: Int = 60, simulate: Bool = false)
         throws(SystemError) -> (figures: BenchFigures, simulated: Bool)
     {
-        var simulated = false
-        let opener: PCMOpener
-        do {
-            _ = try ALSAPCM(config: config)
-            opener = ALSAPCM.opener
-        } catch {
-            simulated = true
-            opener = { config in
-                ClockedPCM(periodFrames: config.periodFrames, periods: config.periods, queuedPeriods: config.queuedPeriods)
-            }
+        // The real device when it opens (and none was refused), else a clock-paced model.
+        var simulated = simulate
+        if !simulate {
+            do { _ = try ALSAPCM(config: config) } catch { simulated = true }
         }
+        let clocked: PCMOpener = { config in
+            ClockedPCM(periodFrames: config.periodFrames, periods: config.periods, queuedPeriods: config.queuedPeriods)
+        }
+        let opener = simulated ? clocked : ALSAPCM.opener
         var sinkConfig = config
-        if simulated { sinkConfig.device = "simulated device (\(config.device) did not open)" }
+        if simulated { sinkConfig.device = simulate ? "simulated device" : "simulated device (\(config.device) did not open)" }
         let mixer = Mixer(voices: config.voices)
         let sink = ALSASink(mixer: mixer, config: sinkConfig, opener: opener)
         try sink.start()
