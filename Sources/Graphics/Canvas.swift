@@ -197,21 +197,30 @@ public struct Canvas {
         pixman_image_set_transform(image.image, nil)
     }
 
-    /// Draws an a8 coverage mask in a solid colour at a pixel position (glyphs).
-    func drawMask(_ mask: Surface, atPixel x: Int, _ y: Int, color: Color) {
-        let c = color.fading(opacity)
-        guard c.a > 0 else { return }
+    /// A glyph's a8 coverage mask in `fill`'s colour. The area is cut to the clip here, so pixman needs
+    /// no clip region: setting one per glyph cost more than compositing the glyph.
+    func drawMask(_ mask: Surface, atPixel x: Int, _ y: Int, _ fill: SolidFill) {
         let area = PixelRect(x, y, mask.width, mask.height).intersection(clip)
         guard !area.isEmpty else { return }
-        var pc = c.pixmanColor
-        guard let src = pixman_image_create_solid_fill(&pc) else { return }
-        defer { pixman_image_unref(src) }
-        withClip {
-            pixman_image_composite32(PIXMAN_OP_OVER, src, mask.image, surface.image,
-                                     0, 0, Int32(area.x - x), Int32(area.y - y),
-                                     Int32(area.x), Int32(area.y), Int32(area.width), Int32(area.height))
-        }
+        pixman_image_composite32(PIXMAN_OP_OVER, fill.image, mask.image, surface.image,
+                                 0, 0, Int32(area.x - x), Int32(area.y - y),
+                                 Int32(area.x), Int32(area.y), Int32(area.width), Int32(area.height))
     }
+}
+
+/// A pixman solid-colour source, made once for a line of glyphs; nil when fully transparent.
+final class SolidFill {
+    let image: OpaquePointer
+    init?(_ color: Color) {
+        guard color.a > 0 else { return nil }
+        var pc = color.pixmanColor
+        guard let image = pixman_image_create_solid_fill(&pc) else { return nil }
+        self.image = image
+    }
+    deinit { pixman_image_unref(image) }
+}
+
+extension Canvas {
 
     // MARK: - Geometry helpers (pixels)
 

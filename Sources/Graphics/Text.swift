@@ -112,6 +112,7 @@ extension Canvas {
         }
         let base = Int((origin.y + baseline * scale).rounded())
         let color = style.color
+        let fill = SolidFill(color.fading(opacity))  // one source for the whole line
         for scalar in text.unicodeScalars where !FontLibrary.isInvisible(scalar) {
             guard let glyph = fonts.glyph(scalar, pixelSize: px, weight: style.weight) else {
                 pen += Double(px) / 2
@@ -120,7 +121,7 @@ extension Canvas {
             let gx = Int(pen.rounded()) + glyph.left
             let gy = base - glyph.top
             if let mask = glyph.mask {
-                drawMask(mask, atPixel: gx, gy, color: color)
+                if let fill { drawMask(mask, atPixel: gx, gy, fill) }
             } else if let image = glyph.color {
                 var c = self
                 c.origin = .zero
