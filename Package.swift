@@ -65,7 +65,7 @@ let package = Package(
         .testTarget(name: "PlatformTests", dependencies: ["Platform"]),
         .testTarget(name: "GameCoreTests", dependencies: ["GameCore"]),
         .testTarget(name: "ScreenGeometryTests", dependencies: ["ScreenGeometry", "Display", "Input", "Graphics"]),
-        .testTarget(name: "GraphicsTests", dependencies: ["Graphics", "Platform", "TestSupport"], exclude: ["References"]),
+        .testTarget(name: "GraphicsTests", dependencies: ["Graphics", "Platform", "TestSupport", "CPixman"], exclude: ["References"]),
         .testTarget(name: "InputTests", dependencies: ["Input", "ScreenGeometry", "CEvdev", "Platform", "GameCore"], exclude: ["Fixtures"]),
         .testTarget(name: "AudioTests", dependencies: ["Audio", "Platform"]),
         .testTarget(name: "DisplayTests", dependencies: ["Display", "ScreenGeometry", "Graphics", "Platform"]),

@@ -272,22 +272,79 @@ extension Canvas {
     /// walk the whole shape once per triangle).
     private func fillPolygonPixels(_ pts: [Point], _ color: Color) {
         guard pts.count >= 3, color.a > 0 else { return }
-        // Only the clip's rows are rasterized: pixman sizes its mask by the trapezoids,
-        // not by the clip, and a damaged strip of a big panel should cost a strip.
-        let top = fixed(Double(clip.y)), bottom = fixed(Double(clip.maxY))
-        let traps = Canvas.trapezoids(convex: pts).compactMap { t -> pixman_trapezoid_t? in
+        let traps = Canvas.trapezoids(convex: pts)
+        guard !traps.isEmpty else { return }
+        withSolidSource(color) { src in
+            // A big shape is mostly whole pixels: the tallest band's inside is filled
+            // without a mask, and only the rows above and below it and its two edge
+            // strips are rasterized. The pieces cover disjoint pixels, each with exactly
+            // the coverage the whole outline gives it, so the picture is the same.
+            guard let core = Canvas.solidCore(traps) else {
+                return compositeTrapezoids(traps, rows: clip.y..<max(clip.y, clip.maxY), src)
+            }
+            func span(_ from: Int, _ to: Int) -> Range<Int> { from..<max(from, to) }
+            compositeTrapezoids(traps, rows: span(clip.y, min(clip.maxY, core.box.y)), src)
+            compositeTrapezoids(traps, rows: span(max(clip.y, core.box.maxY), clip.maxY), src)
+            let rows = span(max(clip.y, core.box.y), min(clip.maxY, core.box.maxY))
+            guard !rows.isEmpty else { return }
+            let t = traps[core.index]
+            func vertical(_ x: Int) -> pixman_line_fixed_t {
+                pixman_line_fixed_t(p1: pixman_point_fixed_t(x: fixed(Double(x)), y: t.top),
+                                    p2: pixman_point_fixed_t(x: fixed(Double(x)), y: t.bottom))
+            }
+            compositeTrapezoids([pixman_trapezoid_t(top: t.top, bottom: t.bottom, left: t.left, right: vertical(core.box.x))],
+                                rows: rows, src)
+            compositeTrapezoids([pixman_trapezoid_t(top: t.top, bottom: t.bottom, left: vertical(core.box.maxX), right: t.right)],
+                                rows: rows, src)
+            let inside = PixelRect(core.box.x, rows.lowerBound, core.box.width, rows.count).intersection(clip)
+            if !inside.isEmpty {
+                pixman_image_composite32(PIXMAN_OP_OVER, src, nil, surface.image, 0, 0, 0, 0,
+                                         Int32(inside.x), Int32(inside.y), Int32(inside.width), Int32(inside.height))
+            }
+        }
+    }
+
+    /// Rasterizes `traps` cut to `rows` (pixman sizes its mask by the trapezoids, not by
+    /// the clip: a damaged strip of a big panel should cost a strip) and composites them.
+    private func compositeTrapezoids(_ traps: [pixman_trapezoid_t], rows: Range<Int>, _ src: OpaquePointer) {
+        guard !rows.isEmpty else { return }
+        let top = fixed(Double(rows.lowerBound)), bottom = fixed(Double(rows.upperBound))
+        let cut = traps.compactMap { t -> pixman_trapezoid_t? in
             var t = t
             t.top = max(t.top, top)
             t.bottom = min(t.bottom, bottom)
             return t.bottom > t.top ? t : nil
         }
-        guard !traps.isEmpty else { return }
-        withSolidSource(color) { src in
-            traps.withUnsafeBufferPointer { buf in
-                pixman_composite_trapezoids(PIXMAN_OP_OVER, src, surface.image, PIXMAN_a8,
-                                            0, 0, 0, 0, Int32(buf.count), buf.baseAddress)
-            }
+        guard !cut.isEmpty else { return }
+        cut.withUnsafeBufferPointer { buf in
+            pixman_composite_trapezoids(PIXMAN_OP_OVER, src, surface.image, PIXMAN_a8,
+                                        0, 0, 0, 0, Int32(buf.count), buf.baseAddress)
         }
+    }
+
+    /// The tallest trapezoid's box of whole pixels that it covers entirely (whole rows
+    /// inside its top and bottom, whole columns right of its left edge and left of its
+    /// right edge), when that box is worth a split (at least 16 x 16 pixels).
+    static func solidCore(_ traps: [pixman_trapezoid_t]) -> (index: Int, box: PixelRect)? {
+        var best: (index: Int, box: PixelRect)?
+        for (i, t) in traps.enumerated() {
+            let y0 = Int((Double(t.top) / 65536).rounded(.up)), y1 = Int((Double(t.bottom) / 65536).rounded(.down))
+            guard y1 - y0 >= 16 else { continue }
+            func xs(_ l: pixman_line_fixed_t) -> (Double, Double) {
+                // The edge's x at the trapezoid's top and bottom (a straight line: its extremes).
+                func at(_ y: pixman_fixed_t) -> Double {
+                    let x1 = Double(l.p1.x), y1 = Double(l.p1.y), x2 = Double(l.p2.x), y2 = Double(l.p2.y)
+                    return (y2 == y1 ? x1 : x1 + (x2 - x1) * (Double(y) - y1) / (y2 - y1)) / 65536
+                }
+                return (at(t.top), at(t.bottom))
+            }
+            let (la, lb) = xs(t.left), (ra, rb) = xs(t.right)
+            let x0 = Int(max(la, lb).rounded(.up)), x1 = Int(min(ra, rb).rounded(.down))
+            guard x1 - x0 >= 16 else { continue }
+            let box = PixelRect(x0, y0, x1 - x0, y1 - y0)
+            if box.area > (best?.box.area ?? 0) { best = (i, box) }
+        }
+        return best
     }
 
     /// Runs `body` with a solid-colour pixman source, inside the clip.

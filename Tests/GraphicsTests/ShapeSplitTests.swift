@@ -1,0 +1,64 @@
+import CPixman
+import XCTest
+@testable import Graphics
+
+/// Big convex shapes are drawn in pieces (a solid core without a mask, the rest
+/// rasterized); the pixels must be exactly those of one pixman call over the whole
+/// outline, as Canvas drew them before.
+final class ShapeSplitTests: XCTestCase {
+    /// The reference: every trapezoid in one mask, composited once, rows cut to the clip.
+    func drawWhole(_ pts: [Point], _ color: Color, on s: Surface, clip: PixelRect) {
+        let top = fixed(Double(clip.y)), bottom = fixed(Double(clip.maxY))
+        let traps = Canvas.trapezoids(convex: pts).compactMap { t -> pixman_trapezoid_t? in
+            var t = t
+            t.top = max(t.top, top)
+            t.bottom = min(t.bottom, bottom)
+            return t.bottom > t.top ? t : nil
+        }
+        var pc = color.pixmanColor
+        let src = pixman_image_create_solid_fill(&pc)!
+        var region = pixman_region32_t()
+        pixman_region32_init_rect(&region, Int32(clip.x), Int32(clip.y), UInt32(clip.width), UInt32(clip.height))
+        pixman_image_set_clip_region32(s.pixmanImage, &region)
+        traps.withUnsafeBufferPointer { buf in
+            pixman_composite_trapezoids(PIXMAN_OP_OVER, src, s.pixmanImage, PIXMAN_a8, 0, 0, 0, 0,
+                                        Int32(buf.count), buf.baseAddress)
+        }
+        pixman_image_set_clip_region32(s.pixmanImage, nil)
+        pixman_region32_fini(&region)
+        pixman_image_unref(src)
+    }
+
+    func polygon(center: Point, radii: (Double, Double), sides: Int, turn: Double = 0.1) -> [Point] {
+        (0..<sides).map { i in
+            let a = Double(i) / Double(sides) * 2 * Double.pi + turn
+            return Point(center.x + radii.0 * cos(a), center.y + radii.1 * sin(a))
+        }
+    }
+
+    func testPiecesMatchOneCallByteForByte() {
+        let shapes: [[Point]] = [
+            polygon(center: Point(401.3, 377.7), radii: (300.2, 250.9), sides: 64),          // a big ellipse
+            polygon(center: Point(200.5, 150.25), radii: (180, 120), sides: 4, turn: Double.pi / 4),  // a turned square
+            [Point(30.4, 20.6), Point(700.7, 20.6), Point(700.7, 610.3), Point(30.4, 610.3)],   // a fractional rect
+            [Point(10, 10), Point(790, 12.5), Point(760, 630.2), Point(40.75, 600)],          // a quadrilateral
+            polygon(center: Point(600, 300), radii: (6, 200), sides: 24),                    // too thin for a core
+        ]
+        let clips = [PixelRect(0, 0, 800, 640), PixelRect(37, 41, 513, 300), PixelRect(0, 400, 800, 7)]
+        for (n, pts) in shapes.enumerated() {
+            for color in [Color(hex: 0x3366CC), Color(r: 250, g: 120, b: 30, a: 140)] {
+                for clip in clips {
+                    let split = Surface(width: 800, height: 640, format: .xrgb8888)
+                    let whole = Surface(width: 800, height: 640, format: .xrgb8888)
+                    for s in [split, whole] { s.clear(s.bounds, to: Color(hex: 0x202830)) }
+                    Canvas(surface: split).clipped(to: Rect(Double(clip.x), Double(clip.y), Double(clip.width), Double(clip.height)))
+                        .fillPolygon(pts, color)
+                    drawWhole(pts, color, on: whole, clip: clip)
+                    XCTAssertEqual(memcmp(split.pixels, whole.pixels, split.byteCount), 0, "shape \(n) colour \(color) clip \(clip)")
+                }
+            }
+        }
+        XCTAssertNotNil(Canvas.solidCore(Canvas.trapezoids(convex: shapes[0])), "the ellipse is drawn in pieces")
+        XCTAssertNil(Canvas.solidCore(Canvas.trapezoids(convex: shapes[4])), "the thin shape in one call")
+    }
+}
