@@ -143,6 +143,8 @@ private func measureScene(_ c: SceneCase, width: Int, height: Int, options: Scen
                           stateDirectory: String) -> ReportRow {
     let name = "\(c.name)-\(width)x\(height)"
     var settings = Settings()
+    // The source tree's packs and art: without them Guess Picture measures an empty quiz.
+    if let benchDataDirectory { settings.kiosk.dataDir = benchDataDirectory }
     settings.kiosk.enabledGames = c.games
     settings.kiosk.menuToAttractSeconds = c.attract ? 5 : 86400
     settings.kiosk.idleToMenuSeconds = 86400
@@ -259,6 +261,7 @@ private func copyRows(_ region: DamageRegion, _ shadow: Surface, _ target: Unsaf
 func startupBench(stateDirectory: String, processStart: Double?) -> [ReportRow] {
     let t0 = monotonicSeconds()
     var settings = Settings()
+    if let benchDataDirectory { settings.kiosk.dataDir = benchDataDirectory }
     settings.kiosk.menuToAttractSeconds = 86400
     guard let rig = try? BenchRig(width: 1280, height: 800, settings: settings, stateDirectory: stateDirectory) else {
         return [ReportRow(section: "startup", name: "first-frame-1280x800", figures: [], notes: [("error", "no rig")])]
