@@ -47,6 +47,7 @@ final class BenchRig {
     @discardableResult
     func frame(full: Bool = false) -> (draw: Double, copy: Double, damage: DamageRegion) {
         now += HeadlessRunner.panelFrameInterval
+        kiosk.tick(now: now)  // the loop's timers (idle, attract rotation), untimed as in the loop
         if full { screen.invalidateAll() }
         let t0 = monotonicSeconds()
         let damage = measuredFrame(kiosk, now)
