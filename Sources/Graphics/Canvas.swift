@@ -316,10 +316,67 @@ extension Canvas {
             return t.bottom > t.top ? t : nil
         }
         guard !cut.isEmpty else { return }
-        cut.withUnsafeBufferPointer { buf in
+        // Bands across a whole shape (a rounded panel's top and bottom): the columns right
+        // of every left edge and left of every right edge see no edge, so there only the
+        // first and last pixel rows need a mask; the corners are rasterized on their own.
+        guard let columns = Canvas.innerColumns(cut), let yTop = cut.map(\.top).min(),
+              let yBottom = cut.map(\.bottom).max() else {
+            return rasterize(cut, src)
+        }
+        func vertical(_ x: Int, _ t: pixman_trapezoid_t) -> pixman_line_fixed_t {
+            pixman_line_fixed_t(p1: pixman_point_fixed_t(x: fixed(Double(x)), y: t.top),
+                                p2: pixman_point_fixed_t(x: fixed(Double(x)), y: t.bottom))
+        }
+        rasterize(cut.map { pixman_trapezoid_t(top: $0.top, bottom: $0.bottom, left: $0.left, right: vertical(columns.lowerBound, $0)) }, src)
+        rasterize(cut.map { pixman_trapezoid_t(top: $0.top, bottom: $0.bottom, left: vertical(columns.upperBound, $0), right: $0.right) }, src)
+        let middle = cut.map { pixman_trapezoid_t(top: $0.top, bottom: $0.bottom, left: vertical(columns.lowerBound, $0),
+                                                  right: vertical(columns.upperBound, $0)) }
+        let full = Int((Double(yTop) / 65536).rounded(.up))..<max(Int((Double(yTop) / 65536).rounded(.up)),
+                                                                  Int((Double(yBottom) / 65536).rounded(.down)))
+        guard !full.isEmpty else { return rasterize(middle, src) }
+        rasterize(middle.compactMap { Canvas.cut($0, to: rows.lowerBound..<full.lowerBound) }, src)
+        rasterize(middle.compactMap { Canvas.cut($0, to: full.upperBound..<rows.upperBound) }, src)
+        let inside = PixelRect(columns.lowerBound, full.lowerBound, columns.count, full.count).intersection(clip)
+        if !inside.isEmpty {
+            pixman_image_composite32(PIXMAN_OP_OVER, src, nil, surface.image, 0, 0, 0, 0,
+                                     Int32(inside.x), Int32(inside.y), Int32(inside.width), Int32(inside.height))
+        }
+    }
+
+    private func rasterize(_ traps: [pixman_trapezoid_t], _ src: OpaquePointer) {
+        guard !traps.isEmpty else { return }
+        traps.withUnsafeBufferPointer { buf in
             pixman_composite_trapezoids(PIXMAN_OP_OVER, src, surface.image, PIXMAN_a8,
                                         0, 0, 0, 0, Int32(buf.count), buf.baseAddress)
         }
+    }
+
+    static func cut(_ t: pixman_trapezoid_t, to rows: Range<Int>) -> pixman_trapezoid_t? {
+        var t = t
+        t.top = max(t.top, fixed(Double(rows.lowerBound)))
+        t.bottom = min(t.bottom, fixed(Double(rows.upperBound)))
+        return t.bottom > t.top ? t : nil
+    }
+
+    /// A band's edge x (pixels) at height `y` (a straight line through two points).
+    static func edgeX(_ l: pixman_line_fixed_t, at y: pixman_fixed_t) -> Double {
+        let x1 = Double(l.p1.x), y1 = Double(l.p1.y), x2 = Double(l.p2.x), y2 = Double(l.p2.y)
+        return (y2 == y1 ? x1 : x1 + (x2 - x1) * (Double(y) - y1) / (y2 - y1)) / 65536
+    }
+
+    /// The whole-pixel columns inside every band's left and right edges, when the bands
+    /// stack without gaps and the columns are worth a split (16 or more).
+    static func innerColumns(_ traps: [pixman_trapezoid_t]) -> Range<Int>? {
+        let sorted = traps.sorted { $0.top < $1.top }
+        for (a, b) in zip(sorted, sorted.dropFirst()) where a.bottom != b.top { return nil }
+        var left = -Double.infinity, right = Double.infinity
+        for t in traps {
+            left = max(left, edgeX(t.left, at: t.top), edgeX(t.left, at: t.bottom))
+            right = min(right, edgeX(t.right, at: t.top), edgeX(t.right, at: t.bottom))
+        }
+        guard left.isFinite, right.isFinite else { return nil }
+        let x0 = Int(left.rounded(.up)), x1 = Int(right.rounded(.down))
+        return x1 - x0 >= 16 ? x0..<x1 : nil
     }
 
     /// The tallest trapezoid's box of whole pixels that it covers entirely (whole rows
@@ -330,14 +387,8 @@ extension Canvas {
         for (i, t) in traps.enumerated() {
             let y0 = Int((Double(t.top) / 65536).rounded(.up)), y1 = Int((Double(t.bottom) / 65536).rounded(.down))
             guard y1 - y0 >= 16 else { continue }
-            func xs(_ l: pixman_line_fixed_t) -> (Double, Double) {
-                // The edge's x at the trapezoid's top and bottom (a straight line: its extremes).
-                func at(_ y: pixman_fixed_t) -> Double {
-                    let x1 = Double(l.p1.x), y1 = Double(l.p1.y), x2 = Double(l.p2.x), y2 = Double(l.p2.y)
-                    return (y2 == y1 ? x1 : x1 + (x2 - x1) * (Double(y) - y1) / (y2 - y1)) / 65536
-                }
-                return (at(t.top), at(t.bottom))
-            }
+            // The edge's x at the trapezoid's top and bottom (a straight line: its extremes).
+            func xs(_ l: pixman_line_fixed_t) -> (Double, Double) { (edgeX(l, at: t.top), edgeX(l, at: t.bottom)) }
             let (la, lb) = xs(t.left), (ra, rb) = xs(t.right)
             let x0 = Int(max(la, lb).rounded(.up)), x1 = Int(min(ra, rb).rounded(.down))
             guard x1 - x0 >= 16 else { continue }

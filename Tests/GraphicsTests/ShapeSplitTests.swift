@@ -36,8 +36,25 @@ final class ShapeSplitTests: XCTestCase {
         }
     }
 
+    /// A rounded rectangle's outline as Canvas makes one: arcs of `segments` steps.
+    func roundedRect(_ r: Rect, radius: Double, segments: Int = 12) -> [Point] {
+        var pts: [Point] = []
+        let corners = [(Point(r.maxX - radius, r.minY + radius), -Double.pi / 2), (Point(r.maxX - radius, r.maxY - radius), 0),
+                       (Point(r.minX + radius, r.maxY - radius), Double.pi / 2), (Point(r.minX + radius, r.minY + radius), Double.pi)]
+        for (c, start) in corners {
+            for i in 0...segments {
+                let a = start + Double(i) / Double(segments) * Double.pi / 2
+                pts.append(Point(c.x + radius * cos(a), c.y + radius * sin(a)))
+            }
+        }
+        return pts
+    }
+
     func testPiecesMatchOneCallByteForByte() {
         let shapes: [[Point]] = [
+            roundedRect(Rect(50.3, 40.6, 620.2, 500.9), radius: 61.4),                       // a panel's shadow layer
+            roundedRect(Rect(-30.5, 300.25, 900, 400), radius: 33),                          // past the edges
+            roundedRect(Rect(100, 100, 40, 300), radius: 19.5),                              // narrow
             polygon(center: Point(401.3, 377.7), radii: (300.2, 250.9), sides: 64),          // a big ellipse
             polygon(center: Point(200.5, 150.25), radii: (180, 120), sides: 4, turn: Double.pi / 4),  // a turned square
             [Point(30.4, 20.6), Point(700.7, 20.6), Point(700.7, 610.3), Point(30.4, 610.3)],   // a fractional rect
@@ -59,6 +76,8 @@ final class ShapeSplitTests: XCTestCase {
             }
         }
         XCTAssertNotNil(Canvas.solidCore(Canvas.trapezoids(convex: shapes[0])), "the ellipse is drawn in pieces")
-        XCTAssertNil(Canvas.solidCore(Canvas.trapezoids(convex: shapes[4])), "the thin shape in one call")
+        XCTAssertNil(Canvas.solidCore(Canvas.trapezoids(convex: shapes[7])), "the thin shape in one call")
+        let top = Canvas.trapezoids(convex: shapes[0]).compactMap { Canvas.cut($0, to: 0..<100) }
+        XCTAssertNotNil(Canvas.innerColumns(top), "a panel's rounded top is split by columns")
     }
 }
