@@ -122,16 +122,20 @@ public struct Canvas {
         fillPolygonPixels(points.map(toPixels), color.fading(opacity))
     }
 
-    /// A soft shadow under a panel: stacked, growing translucent rounded rects.
+    /// A soft shadow under a panel: stacked, growing translucent rounded rects. The stack
+    /// is drawn once per size into an a8 mask (`ShadowMasks`) and composited from there:
+    /// layers of one colour stacked with OVER are one OVER of that colour through their
+    /// combined coverage, and a screen of cards shares a few sizes.
     public func shadow(_ rect: Rect, radius: Double, blur: Double = 8, offsetY: Double = 4,
                        color: Color = Color(r: 0, g: 0, b: 0, a: 90)) {
-        let steps = 5
-        for i in 0..<steps {
-            let grow = blur * Double(steps - i) / Double(steps)
-            let alpha = Double(color.a) / 255 / Double(steps) * 1.6
-            fillRoundedRect(rect.offsetBy(0, offsetY).insetBy(-grow, -grow),
-                            radius: radius + grow, color.withAlpha(alpha))
-        }
+        let layer = color.withAlpha(Double(color.a) / 255 / Double(ShadowMasks.steps) * 1.6).fading(opacity)
+        guard layer.a > 0 else { return }
+        let outer = toPixelsRect(rect.offsetBy(0, offsetY).insetBy(-blur, -blur))
+        let x = Int(outer.x.rounded(.down)), y = Int(outer.y.rounded(.down))
+        let key = ShadowMasks.Key(rect: toPixelsRect(rect.offsetBy(0, offsetY)).offsetBy(-Double(x), -Double(y)),
+                                  radius: radius * scale, blur: blur * scale, alpha: layer.a)
+        guard let mask = ShadowMasks.shared.mask(key), let fill = SolidFill(layer.withAlpha(1)) else { return }
+        drawMask(mask, atPixel: x, y, fill)
     }
 
     /// A vertical gradient from `top` to `bottom` colour.
@@ -480,3 +484,56 @@ extension Canvas {
 #if canImport(Glibc)
 import Glibc
 #endif
+
+/// The shadows' masks, least recently used out past a byte bound (main thread only, like
+/// all drawing).
+final class ShadowMasks {
+    static let steps = 5
+    nonisolated(unsafe) static let shared = ShadowMasks()
+    static let byteLimit = 2 << 20  // like the emoji pictures: a 1080p menu holds 4 tile shadows of ~0.25 MB
+
+    /// A shadow in pixels relative to its mask's top-left pixel, in quarter pixels: a
+    /// soft shadow moved by an eighth of a pixel looks the same, and a grid of cards at
+    /// fractional positions then shares a few masks instead of one each.
+    struct Key: Hashable {
+        let x, y, width, height, radius, blur: Int
+        let alpha: UInt8
+        init(rect: Rect, radius: Double, blur: Double, alpha: UInt8) {
+            func q(_ v: Double) -> Int { Int((v * 4).rounded()) }
+            x = q(rect.x); y = q(rect.y); width = q(rect.width); height = q(rect.height)
+            self.radius = q(radius); self.blur = q(blur); self.alpha = alpha
+        }
+        func value(_ v: Int) -> Double { Double(v) / 4 }
+    }
+
+    private var masks: [Key: (mask: Surface, lastUse: Int)] = [:]
+    private var bytes = 0
+    private var uses = 0
+
+    func mask(_ key: Key) -> Surface? {
+        uses &+= 1
+        if let hit = masks[key] {
+            masks[key]!.lastUse = uses
+            return hit.mask
+        }
+        let blur = key.value(key.blur)
+        let panel = Rect(key.value(key.x), key.value(key.y), key.value(key.width), key.value(key.height))
+        let width = Int((panel.maxX + blur).rounded(.up)), height = Int((panel.maxY + blur).rounded(.up))
+        guard width > 0, height > 0, width <= 8192, height <= 8192 else { return nil }
+        let mask = Surface(width: width, height: height, format: .a8)
+        let canvas = Canvas(surface: mask)
+        for i in 0..<ShadowMasks.steps {
+            let grow = blur * Double(ShadowMasks.steps - i) / Double(ShadowMasks.steps)
+            canvas.fillRoundedRect(panel.insetBy(-grow, -grow), radius: key.value(key.radius) + grow,
+                                   Color(r: 0, g: 0, b: 0, a: key.alpha))
+        }
+        while !masks.isEmpty && bytes + mask.byteCount > ShadowMasks.byteLimit {
+            let oldest = masks.min { $0.value.lastUse < $1.value.lastUse }!
+            bytes -= oldest.value.mask.byteCount
+            masks.removeValue(forKey: oldest.key)
+        }
+        masks[key] = (mask, uses)
+        bytes += mask.byteCount
+        return mask
+    }
+}

@@ -81,3 +81,37 @@ final class ShapeSplitTests: XCTestCase {
         XCTAssertNotNil(Canvas.innerColumns(top), "a panel's rounded top is split by columns")
     }
 }
+
+/// Shadows come from a cached mask of their stacked layers: the same picture as drawing
+/// the layers one by one (up to rounding), and one mask per size.
+final class ShadowMaskTests: XCTestCase {
+    func testMaskedShadowLooksLikeTheStackedLayers() {
+        let color = Color(r: 20, g: 10, b: 60, a: 90)
+        // On the quarter-pixel grid masks are kept on, and off it (moved up to 1/8 px).
+        for (rect, scale, tolerance) in [(Rect(40.25, 30.75, 200.5, 120.25), 1.0, 3), (Rect(20, 25, 90, 60), 2.25, 3),
+                                         (Rect(40.3, 30.7, 200.4, 120.2), 1.0, 6)] {
+            let masked = Surface(width: 640, height: 400, format: .xrgb8888)
+            let stacked = Surface(width: 640, height: 400, format: .xrgb8888)
+            for s in [masked, stacked] { s.clear(s.bounds, to: Color(hex: 0xC8D0E0)) }
+            Canvas(surface: masked, scale: scale).shadow(rect, radius: 14, blur: 8, offsetY: 4, color: color)
+            let canvas = Canvas(surface: stacked, scale: scale)
+            for i in 0..<5 {  // the layers as Canvas drew them before the mask
+                let grow = 8 * Double(5 - i) / 5
+                canvas.fillRoundedRect(rect.offsetBy(0, 4).insetBy(-grow, -grow), radius: 14 + grow,
+                                       color.withAlpha(Double(color.a) / 255 / 5 * 1.6))
+            }
+            // Five layers each round once in 8 bits, in the mask or in the picture: 3 of 255 at
+            // most; an eighth of a pixel's move of the faint outer edges adds up to 3 more.
+            let comparison = ImageComparison(masked.copied(as: .argb8888), stacked.copied(as: .argb8888), tolerance: tolerance)
+            XCTAssertEqual(comparison.differingPixels, 0, "\(rect) scale \(scale): max difference \(comparison.maxChannelDifference)")
+        }
+    }
+
+    func testOneMaskPerSizeWherever() {
+        let key = { (x: Double) in ShadowMasks.Key(rect: Rect(x, 8, 100, 60), radius: 14, blur: 8, alpha: 29) }
+        let a = ShadowMasks.shared.mask(key(8)), b = ShadowMasks.shared.mask(key(8))
+        XCTAssertNotNil(a)
+        XCTAssertTrue(a === b, "the second shadow of a size reuses the mask")
+        XCTAssertFalse(a === ShadowMasks.shared.mask(key(8.5)), "another sub-pixel position is another mask")
+    }
+}
