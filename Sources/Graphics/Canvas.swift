@@ -520,7 +520,8 @@ final class ShadowMasks {
         let panel = Rect(key.value(key.x), key.value(key.y), key.value(key.width), key.value(key.height))
         let width = Int((panel.maxX + blur).rounded(.up)), height = Int((panel.maxY + blur).rounded(.up))
         guard width > 0, height > 0, width <= 8192, height <= 8192 else { return nil }
-        let mask = Surface(width: width, height: height, format: .a8)
+        // Mapped: masks come and go with the sizes on screen; in the heap they left holes.
+        let mask = Surface(width: width, height: height, format: .a8, mapped: true)
         let canvas = Canvas(surface: mask)
         for i in 0..<ShadowMasks.steps {
             let grow = blur * Double(ShadowMasks.steps - i) / Double(ShadowMasks.steps)

@@ -48,7 +48,13 @@ public final class Surface {
     static let mappedThreshold = 64 << 10
 
     /// Allocates a cleared surface.
-    public init(width: Int, height: Int, format: PixelFormat) {
+    public convenience init(width: Int, height: Int, format: PixelFormat) {
+        self.init(width: width, height: height, format: format, mapped: false)
+    }
+
+    /// `mapped`: its own mapping whatever its size, for buffers a cache makes and drops
+    /// often (shadow masks), so their memory goes back to the kernel instead of holes.
+    init(width: Int, height: Int, format: PixelFormat, mapped: Bool) {
         precondition(width > 0 && height > 0, "surface of \(width)x\(height)")
         self.width = width
         self.height = height
@@ -60,7 +66,7 @@ public final class Surface {
         // when the surface goes: in the heap, a freed picture leaves a hole that stays
         // resident (the soak saw RSS held at the emoji cache's high-water mark). Pages of
         // a fresh mapping read as zero.
-        if bytes >= Surface.mappedThreshold,
+        if bytes >= Surface.mappedThreshold || mapped,
            let mapped = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
            mapped != UnsafeMutableRawPointer(bitPattern: -1) {
             self.pixels = mapped
