@@ -16,24 +16,36 @@ public final class Kiosk {
         case pin
         case operatorMenu
         case calibration
+        /// Initials for a new high score, then its table.
+        case initials(String)
+        /// A game's high-score tables, opened from its menu tile.
+        case highScores(String)
     }
 
     public let screen: Screen
-    public private(set) var mode: Mode = .menu
+    public internal(set) var mode: Mode = .menu
     public private(set) var settings: Settings
     let store: StateStore
     let sound: SoundBoard
     let catalog: GameCatalog
     let menu: MenuScene
-    private var openGames: [String: GameScene] = [:]
+    var openGames: [String: GameScene] = [:]
     private var attractScene: GameScene?
+    /// The attract rotation's table screen, while one shows.
+    private var attractTable: HighScoreScene?
     private var attractStarted = 0.0
     private var attractIndex = 0
-    private var idle: IdleTimer
+    var idle: IdleTimer
     private var operatorGesture: OperatorGesture
     private var pin: PINEntry
     private var gestures: GestureRecognizer
-    private var now: Double
+    var now: Double
+    /// A finished game waiting to ask for initials (`HighScoreFlow.swift`).
+    var pendingResult: (game: String, result: GameResult, due: Double)?
+    /// The date on a new high-score entry (tests fix it).
+    var today: () -> String = { WallClock.now().isoDate }
+    /// The initials screen while it shows, and the result it is for.
+    var initials: (scene: InitialsScene, result: GameResult)?
     private var seedCounter: UInt64
     let storage: StoreStorage
 
@@ -67,13 +79,14 @@ public final class Kiosk {
         gestures = GestureRecognizer(pixelsPerPoint: screen.scale)
         menu = MenuScene(games: [], language: settings.kiosk.language)
         menu.onOpen = { [weak self] id in self?.open(game: id) }
+        menu.onShowScores = { [weak self] id in self?.showHighScores(game: id) }
         UIEnvironment.playClick = { [weak sound] in sound?.play(.click, gain: 0.6, pan: 0) }
         refreshMenu()
         show(menu)
         sound.playMusic(.menu)
     }
 
-    private func refreshMenu() {
+    func refreshMenu() {
         let enabled = catalog.games.filter { settings.kiosk.enabledGames.contains($0.id) }
         menu.setGames(enabled)
         menu.language = language
@@ -82,7 +95,7 @@ public final class Kiosk {
 
     /// Every scene change goes through here: the old scene's memory is free now, and
     /// giving its pages back keeps RSS at what the kiosk uses rather than at its peak.
-    private func show(_ scene: Scene) {
+    func show(_ scene: Scene) {
         screen.show(scene, now: now)
         releaseFreeHeap()
     }
@@ -109,6 +122,7 @@ public final class Kiosk {
             guard let made = catalog.make(id, context: context(sound: sound, storage: storage),
                                           autoplay: false) else { return }
             made.onHome = { [weak self] in self?.goHome() }
+            made.onResult = { [weak self] result in self?.gameFinished(id, result) }
             openGames[id] = made
             scene = made
         }
@@ -132,6 +146,10 @@ public final class Kiosk {
     private func leaveCurrent() {
         switch mode {
         case .game(let id): openGames[id]?.pause()
+        case .initials(let id):
+            takeInitials()
+            openGames[id]?.pause()
+        case .highScores(let id): openGames[id]?.pause()
         case .attract: stopAttract()
         default: break
         }
@@ -139,11 +157,25 @@ public final class Kiosk {
     }
 
     private func startAttract(now: Double) {
-        let enabled = catalog.ids.filter { settings.kiosk.enabledGames.contains($0) }
-        guard !enabled.isEmpty else { return }
-        attractIndex = attractIndex % enabled.count
-        let id = enabled[attractIndex]
+        let items = attractItems()
+        guard !items.isEmpty else { return }
+        attractIndex = attractIndex % items.count
+        let (id, table) = items[attractIndex]
         attractIndex += 1
+        if let table {
+            attractScene?.pause()
+            attractScene = nil
+            let scene = HighScoreScene(game: table.game, language: language, variantKey: table.variant.key,
+                                       interactive: false, tables: tableReader(table.game))
+            scene.addSubview(AttractBanner(language: language))
+            attractTable = scene
+            attractStarted = now
+            mode = .attract(id)
+            show(scene)
+            (scene.subviews.last as? AttractBanner)?.start(in: scene)
+            return
+        }
+        attractTable = nil
         // Its own silent scene: the attract mode never touches a player's paused game,
         // and the cabinet stays quiet when nobody is there.
         guard let scene = catalog.make(id, context: context(sound: RecordingSoundBoard(), storage: MemoryStorage()),
@@ -162,6 +194,7 @@ public final class Kiosk {
     private func stopAttract() {
         attractScene?.pause()
         attractScene = nil
+        attractTable = nil
     }
 
     public func openOperatorMenu() {
@@ -257,12 +290,14 @@ public final class Kiosk {
         if case .attract = mode, now - attractStarted >= Double(settings.kiosk.attractSecondsPerGame) {
             startAttract(now: now)
         }
+        tickHighScores(now: now)
         store.flushIfDue(now: now)
     }
 
     /// When `tick` next has work to do, for the loop's timer.
     public var nextDeadline: Double? {
-        var d = [idle.deadline, operatorGesture.deadline, gestures.nextDeadline, store.nextFlushDeadline].compactMap { $0 }
+        var d = [idle.deadline, operatorGesture.deadline, gestures.nextDeadline, store.nextFlushDeadline,
+                 highScoreDeadline].compactMap { $0 }
         if case .attract = mode { d.append(attractStarted + Double(settings.kiosk.attractSecondsPerGame)) }
         return d.min()
     }

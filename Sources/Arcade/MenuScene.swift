@@ -57,7 +57,10 @@ public final class MenuScene: Scene {
     public var language: Language { didSet { applyLanguage() } }
     /// Called with a game's id when its tile is chosen.
     public var onOpen: ((String) -> Void)?
+    /// Called with a game's id when its trophy (the high-score tables) is chosen.
+    public var onShowScores: ((String) -> Void)?
     private var tiles: [GameTile] = []
+    private var trophies: [Button] = []
     private let title = Label("", style: Theme.title)
     private let subtitle = Label("", style: Theme.caption)
     private let background = DrawingView { canvas, r in
@@ -90,11 +93,20 @@ public final class MenuScene: Scene {
 
     private func rebuildTiles() {
         tiles.forEach { $0.removeFromSuperview() }
+        trophies.forEach { $0.removeFromSuperview() }
         tiles = games.map { game in
             let tile = GameTile(game: game, language: language)
             tile.action = { [weak self] in self?.onOpen?(game.id) }
             addSubview(tile)
             return tile
+        }
+        // Above the tiles, so a touch on the trophy opens the tables, not the game.
+        trophies = games.map { game in
+            let trophy = Button(icon: "🏆", kind: .quiet)
+            trophy.tag = "scores." + game.id
+            trophy.action = { [weak self] in self?.onShowScores?(game.id) }
+            addSubview(trophy)
+            return trophy
         }
     }
 
@@ -121,10 +133,14 @@ public final class MenuScene: Scene {
             let h = min(c.height, c.width * 1.35)
             return Rect(center: c.center, size: Size(c.width, h))
         }
-        for (i, t) in tiles.enumerated() { t.frame = cells[i] }
+        for (i, t) in tiles.enumerated() {
+            t.frame = cells[i]
+            trophies[i].frame = Rect(cells[i].maxX - 58, cells[i].minY + 6, 52, 52)
+        }
     }
 
     public override func handleBack() {}
 
     public func tile(for id: String) -> View? { tiles.first { $0.game.id == id } }
+    public func trophy(for id: String) -> View? { trophies.first { $0.tag == "scores." + id } }
 }

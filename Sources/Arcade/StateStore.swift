@@ -9,6 +9,7 @@ import Platform
 /// - `settings`: what the operator changed, keyed like the config ("audio.volume=60"),
 ///   plus game options ("2048.theme=ocean")
 /// - `counters`: plays per game, uptime, starts, unclean exits
+/// - `highscores`: each game variant's top ten ("2048.best.5x5=12345:ABC:2026-12-01,...")
 /// - `running`: a marker present while the kiosk runs; found at start, it means the
 ///   last run ended without a clean exit (crash, watchdog kill, power cut)
 ///
@@ -18,10 +19,11 @@ import Platform
 /// `NAME.corrupt-N` and started afresh; nothing here ever stops the kiosk.
 public final class StateStore {
     public enum File: String, CaseIterable, Sendable {
-        case scores, settings, counters
+        case scores, settings, counters, highscores
 
-        /// Scores and counters are whole numbers; settings are text.
-        var numeric: Bool { self != .settings }
+        /// Scores and counters are whole numbers; settings are text; high-score tables are
+        /// lists of entries (`HighScoreTable`).
+        var numeric: Bool { self == .scores || self == .counters }
     }
 
     public let directory: String
@@ -37,6 +39,8 @@ public final class StateStore {
     public private(set) var scores: [String: Int] = [:]
     public private(set) var settings: [String: String] = [:]
     public private(set) var counters: [String: Int] = [:]
+    /// Each variant's top ten, best first (`HighScores.swift` reads and changes them).
+    var highScoreEntries: [String: [HighScoreEntry]] = [:]
     /// True when the previous run left its marker behind.
     public private(set) var previousRunCrashed = false
 
@@ -148,6 +152,12 @@ public final class StateStore {
         } else {
             scores = [:]
         }
+        markDirty(.scores, now: now)
+    }
+
+    /// Forgets one best (the operator cleared that variant's table).
+    func clearScore(_ key: String, now: Double) {
+        guard scores.removeValue(forKey: key) != nil else { return }
         markDirty(.scores, now: now)
     }
 
@@ -292,12 +302,16 @@ public final class StateStore {
         case .scores: for key in scores.keys.sorted() { text += "\(key)=\(scores[key]!)\n" }
         case .counters: for key in counters.keys.sorted() { text += "\(key)=\(counters[key]!)\n" }
         case .settings: for key in settings.keys.sorted() { text += "\(key)=\(settings[key]!)\n" }
+        case .highscores:
+            for key in highScoreEntries.keys.sorted() {
+                text += "\(key)=\(HighScoreTable.stored(highScoreEntries[key]!))\n"
+            }
         }
         return text
     }
 
     /// The entries of a file, or why it is corrupt.
-    static func parse(_ bytes: [UInt8], numeric: Bool) -> Result<[String: String], ParseFailure> {
+    static func parse(_ bytes: [UInt8], file: File) -> Result<[String: String], ParseFailure> {
         guard !bytes.isEmpty else { return .failure(ParseFailure(line: nil, reason: "empty")) }
         guard bytes.last == UInt8(ascii: "\n") else {
             return .failure(ParseFailure(line: nil, reason: "truncated (no final newline)"))
@@ -317,8 +331,11 @@ public final class StateStore {
             let key = String(line[..<equals])
             let value = String(line[line.index(after: equals)...])
             guard isValidKey(key) else { return .failure(ParseFailure(line: number, reason: "bad key")) }
-            if numeric, (Int(value) ?? -1) < 0 {
+            if file.numeric, (Int(value) ?? -1) < 0 {
                 return .failure(ParseFailure(line: number, reason: "not a whole number"))
+            }
+            if file == .highscores, HighScoreTable.parseEntries(value) == nil {
+                return .failure(ParseFailure(line: number, reason: "not a high-score table"))
             }
             entries[key] = value
         }
@@ -351,12 +368,13 @@ public final class StateStore {
             if error.errno != ENOENT { Log.error("state: reading \(file.rawValue): \(error); starting fresh") }
             return
         }
-        switch StateStore.parse(bytes, numeric: file.numeric) {
+        switch StateStore.parse(bytes, file: file) {
         case .success(let entries):
             switch file {
             case .scores: scores = entries.compactMapValues { Int($0) }
             case .counters: counters = entries.compactMapValues { Int($0) }
             case .settings: settings = entries
+            case .highscores: highScoreEntries = entries.compactMapValues { HighScoreTable.parseEntries($0) }
             }
         case .failure(let failure):
             let place = failure.line.map { "line \($0): " } ?? ""
@@ -377,7 +395,7 @@ public final class StateStore {
         return nil
     }
 
-    private func markDirty(_ file: File, now: Double) {
+    func markDirty(_ file: File, now: Double) {
         lastNow = max(lastNow, now)
         dirty.insert(file)
         if dueTime == nil { dueTime = now + flushDelay }

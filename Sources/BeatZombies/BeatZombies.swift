@@ -8,7 +8,8 @@ extension GameDescriptor {
         GameDescriptor(
             id: "beat_zombies", names: [.english: "Beat Zombies", .chinese: "打僵尸"],
             emoji: "🧟", color: Color(hex: 0x3FA34D), music: .beatZombies,
-            best: BestScore(currentKey: { _, _ in BeatZombiesScene.bestKey },
+            best: BestScore(variants: [ScoreVariant(key: BeatZombiesScene.bestKey)],
+                            currentKey: { _, _ in BeatZombiesScene.bestKey },
                             label: { score, language, _ in language == .chinese ? "最高分 \(score)" : "High score \(score)" }),
             makeScene: { BeatZombiesScene($0) })
     }

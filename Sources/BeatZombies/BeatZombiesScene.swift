@@ -201,6 +201,7 @@ public final class BeatZombiesScene: GameScene {
             buttonTitle: text("Play again", "再来一局"), picture: art.lostPicture)
         overlay.restartButton.action = { [weak self] in self?.restart() }
         present(overlay)
+        reportResult(game.score, variantKey: Self.bestKey)
     }
 
     /// Starts a new game on the same lawn.

@@ -9,7 +9,10 @@ extension GameDescriptor {
         GameDescriptor(
             id: "2048", names: [.english: "2048", .chinese: "2048"],
             emoji: "🔢", color: Color(hex: 0xE8A33D), music: .game2048,
-            best: BestScore(currentKey: { storage, _ in Game2048Scene.bestKey(Game2048Scene.savedSize(storage)) },
+            best: BestScore(variants: Game2048Model.sizes.map { size in
+                                ScoreVariant(key: Game2048Scene.bestKey(size), names: [.english: "\(size)×\(size)"])
+                            },
+                            currentKey: { storage, _ in Game2048Scene.bestKey(Game2048Scene.savedSize(storage)) },
                             label: { score, language, storage in
                                 let size = Game2048Scene.savedSize(storage)
                                 return language == .chinese ? "\(size)×\(size) 最高 \(score)" : "\(size)×\(size) best \(score)"

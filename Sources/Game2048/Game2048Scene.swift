@@ -323,6 +323,7 @@ public final class Game2048Scene: GameScene {
         } else if record.gameOver {
             sound.play(.gameOver)
             if !isAutoplaying { showGameOver() }
+            if !isPractice { reportResult(model.score, variantKey: Self.bestKey(model.size)) }
         }
     }
 

@@ -9,7 +9,13 @@ extension GameDescriptor {
         GameDescriptor(
             id: "guess_picture", names: [.english: "Guess Picture", .chinese: "超级猜图"],
             emoji: "🖼", color: Color(hex: 0x3B82F6), music: .guessPicture,
-            best: BestScore(currentKey: { _, language in GuessPictureScene.bestKey(packLanguage: language.rawValue) },
+            best: BestScore(variants: [
+                                ScoreVariant(key: GuessPictureScene.bestKey(packLanguage: "en"),
+                                             names: [.english: "English questions", .chinese: "英文题"]),
+                                ScoreVariant(key: GuessPictureScene.bestKey(packLanguage: "zh"),
+                                             names: [.english: "Chinese questions", .chinese: "中文题"]),
+                            ],
+                            currentKey: { _, language in GuessPictureScene.bestKey(packLanguage: language.rawValue) },
                             label: { score, language, _ in language == .chinese ? "最高分 \(score)" : "High score \(score)" }),
             makeScene: { GuessPictureScene($0) })
     }

@@ -264,6 +264,7 @@ public final class GuessPictureScene: GameScene {
                 if score > best && !isAutoplaying { best = score }
                 saveBest()
                 showEndOfPack()
+                reportResult(score, variantKey: bestKey)
             }
         }
         syncQuestion()

@@ -10,6 +10,9 @@ extension GameDescriptor {
             id: "memory", names: [.english: "Memory Match", .chinese: "记忆翻牌"],
             emoji: "🃏", color: Color(hex: 0xA855F7), music: .memoryMatch,
             best: BestScore(lowerIsBetter: true,
+                            variants: GridSize.allCases.map { grid in
+                                ScoreVariant(key: MemoryMatchScene.bestKey(grid), names: [.english: grid.rawValue.replacingX])
+                            },
                             currentKey: { storage, _ in MemoryMatchScene.bestKey(MemoryMatchScene.savedGrid(storage)) },
                             label: { moves, language, _ in language == .chinese ? "最少 \(moves) 步" : "Fewest moves \(moves)" }),
             makeScene: { MemoryMatchScene($0) })

@@ -323,6 +323,7 @@ public final class MemoryMatchScene: GameScene {
                 sound.play(.win)
                 endClock = 0
                 if !isAutoplaying { recordBest() }
+                reportResult(model.moves, variantKey: Self.bestKey(model.grid))
             }
         }
         if isAutoplaying { autoplayer.observe(model) }

@@ -72,10 +72,29 @@ public struct GameContext {
     }
 }
 
+/// One of a game's result tables: a board size, a grid, a pack language. The kiosk keeps a
+/// top-ten table under the same key as the variant's best result.
+public struct ScoreVariant: Sendable, Equatable {
+    /// The storage key of the variant's best ("2048.best.5x5"); also its table's key.
+    public let key: String
+    /// Its words on the table's title ("5×5", "中文"), in both languages; empty for a game
+    /// with one table.
+    public let names: [Language: String]
+
+    public init(key: String, names: [Language: String] = [:]) {
+        self.key = key
+        self.names = names
+    }
+
+    public func name(_ language: Language) -> String { names[language] ?? names[.english] ?? "" }
+}
+
 /// How a game ranks its results and where it keeps its best ones.
 public struct BestScore: Sendable {
     /// Memory Match counts moves: fewer is better.
     public let lowerIsBetter: Bool
+    /// Every variant with a table of its own, in the order the table screen shows them.
+    public let variants: [ScoreVariant]
     /// The storage key of the best result for the variant in play now (2048's board size,
     /// Memory's grid, Guess Picture's language): the one the menu shows.
     public let currentKey: @Sendable (GameStorage, Language) -> String
@@ -83,10 +102,11 @@ public struct BestScore: Sendable {
     /// "5×5 best 3012", "Fewest moves 14".
     public let label: @Sendable (_ result: Int, _ language: Language, _ storage: GameStorage) -> String
 
-    public init(lowerIsBetter: Bool = false,
+    public init(lowerIsBetter: Bool = false, variants: [ScoreVariant],
                 currentKey: @escaping @Sendable (GameStorage, Language) -> String,
                 label: @escaping @Sendable (_ result: Int, _ language: Language, _ storage: GameStorage) -> String) {
         self.lowerIsBetter = lowerIsBetter
+        self.variants = variants
         self.currentKey = currentKey
         self.label = label
     }
@@ -95,6 +115,20 @@ public struct BestScore: Sendable {
     public func isBetter(_ result: Int, than best: Int?) -> Bool {
         guard let best else { return true }
         return lowerIsBetter ? result < best : result > best
+    }
+
+    public func variant(_ key: String) -> ScoreVariant? { variants.first { $0.key == key } }
+}
+
+/// A finished game, as the scene reports it for the high-score table.
+public struct GameResult: Equatable, Sendable {
+    public var score: Int
+    /// The variant's key (`ScoreVariant.key`): "2048.best.5x5".
+    public var variantKey: String
+
+    public init(score: Int, variantKey: String) {
+        self.score = score
+        self.variantKey = variantKey
     }
 }
 
@@ -146,6 +180,9 @@ open class GameScene: Scene {
     /// Held 0.8 s (a stray tap must not end a game), then `onHome`.
     public let homeButton = Button(icon: "🏠", kind: .secondary)
     public private(set) var isPaused = false
+    /// The kiosk hears of each finished game here (its high-score table); never in attract
+    /// mode.
+    public var onResult: ((GameResult) -> Void)?
     /// Attract mode: the scene plays itself with its autoplayer, silently for the player
     /// (the kiosk gives it its own sound board); touches are not passed in.
     open var isAutoplaying = false
@@ -169,6 +206,13 @@ open class GameScene: Scene {
     /// Whether the tune should be playing now (not in attract mode; some games stop it at
     /// game over).
     open var wantsMusic: Bool { !isAutoplaying }
+
+    /// A game ended with `score` in the variant whose key is `variantKey`: the kiosk may ask
+    /// for initials. Practice and attract games don't report.
+    public func reportResult(_ score: Int, variantKey: String) {
+        guard !isAutoplaying else { return }
+        onResult?(GameResult(score: score, variantKey: variantKey))
+    }
 
     /// Writes what must survive a restart (best scores). Called on pause and on leaving.
     open func saveProgress() {}

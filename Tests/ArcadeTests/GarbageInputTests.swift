@@ -18,8 +18,8 @@ final class GarbageInputTests: XCTestCase {
             let parsed = ConfigFile.parse(text, origin: "fuzz-\(round)")
             var settings = Settings()
             for entry in parsed.entries { _ = Config.apply(entry, to: &settings) }
-            _ = StateStore.parse(bytes, numeric: true)
-            _ = StateStore.parse(bytes, numeric: false)
+            _ = StateStore.parse(bytes, file: .scores)
+            _ = StateStore.parse(bytes, file: .settings)
             for key in Settings.keys { _ = settings.apply(key: key, value: text) }
         }
     }

@@ -107,12 +107,12 @@ final class StateStoreTests: XCTestCase {
     }
 
     func testEmptyAndBinaryFilesAreCorrupt() {
-        XCTAssertEqual(try? StateStore.parse([], numeric: true).get(), nil)
-        XCTAssertEqual(try? StateStore.parse([0x61, 0x3D, 0x31, 0x00, 0x0A], numeric: true).get(), nil)
-        XCTAssertEqual(try? StateStore.parse([0xFF, 0xFE, 0x0A], numeric: false).get(), nil)
-        XCTAssertEqual(try? StateStore.parse(Array("a=1\n\n# c\nb=2\n".utf8), numeric: true).get(), ["a": "1", "b": "2"])
-        XCTAssertEqual(try? StateStore.parse(Array("a=x\n".utf8), numeric: false).get(), ["a": "x"])
-        XCTAssertEqual(try? StateStore.parse(Array("a=x\n".utf8), numeric: true).get(), nil)
+        XCTAssertEqual(try? StateStore.parse([], file: .scores).get(), nil)
+        XCTAssertEqual(try? StateStore.parse([0x61, 0x3D, 0x31, 0x00, 0x0A], file: .scores).get(), nil)
+        XCTAssertEqual(try? StateStore.parse([0xFF, 0xFE, 0x0A], file: .settings).get(), nil)
+        XCTAssertEqual(try? StateStore.parse(Array("a=1\n\n# c\nb=2\n".utf8), file: .scores).get(), ["a": "1", "b": "2"])
+        XCTAssertEqual(try? StateStore.parse(Array("a=x\n".utf8), file: .settings).get(), ["a": "x"])
+        XCTAssertEqual(try? StateStore.parse(Array("a=x\n".utf8), file: .scores).get(), nil)
     }
 
     func testLeftoverTempFromAnInterruptedWriteIsIgnored() throws {

@@ -1,0 +1,218 @@
+import Graphics
+import Input
+import Platform
+import TestSupport
+import UI
+import XCTest
+@testable import Arcade
+
+/// High-score tables: the ranking rules (ties, lower-is-better, ten places), the stored
+/// tables per variant, the initials entry and its timeout, and the kiosk's flow from a
+/// finished game to the table.
+final class HighScoreTests: XCTestCase {
+    private func entry(_ score: Int, _ initials: String = "ABC", _ date: String = "2026-12-01") -> HighScoreEntry {
+        HighScoreEntry(score: score, initials: initials, date: date)
+    }
+
+    func testTiesGoBelowAndTheTableKeepsTen() {
+        var table = HighScoreTable(lowerIsBetter: false)
+        XCTAssertEqual(table.insert(entry(100, "AAA")), 0)
+        XCTAssertEqual(table.insert(entry(200, "BBB")), 0)
+        XCTAssertEqual(table.insert(entry(100, "CCC")), 2, "a tie goes below the earlier entry")
+        XCTAssertEqual(table.entries.map(\.initials), ["BBB", "AAA", "CCC"])
+        for i in 0..<7 { table.insert(entry(50 - i, "DDD")) }
+        XCTAssertEqual(table.entries.count, 10)
+        XCTAssertNil(table.rank(for: 44), "a tie with the tenth does not push it out")
+        XCTAssertNil(table.insert(entry(10)))
+        XCTAssertEqual(table.insert(entry(45, "EEE")), 9, "beating the tenth takes its place")
+        XCTAssertEqual(table.entries.count, 10)
+        XCTAssertEqual(table.entries.last?.initials, "EEE")
+    }
+
+    func testFewestMovesRankFirst() {
+        var table = HighScoreTable(lowerIsBetter: true)
+        table.insert(entry(20, "AAA"))
+        table.insert(entry(12, "BBB"))
+        table.insert(entry(12, "CCC"))
+        table.insert(entry(30, "DDD"))
+        XCTAssertEqual(table.entries.map(\.initials), ["BBB", "CCC", "AAA", "DDD"])
+        XCTAssertEqual(table.rank(for: 11), 0)
+        XCTAssertEqual(table.rank(for: 12), 2)
+    }
+
+    func testTablesAreKeptPerVariantAndSurviveARestart() throws {
+        let dir = try makeTemporaryDirectory(self)
+        do {
+            let store = StateStore(directory: dir, now: 1)
+            store.addHighScore("2048.best.4x4", entry(900, "AAA"), lowerIsBetter: false, now: 1)
+            store.addHighScore("2048.best.5x5", entry(3000, "BBB"), lowerIsBetter: false, now: 1)
+            store.addHighScore("memory.best.4x4", entry(14, "CCC"), lowerIsBetter: true, now: 1)
+            store.addHighScore("memory.best.4x4", entry(12, "DDD"), lowerIsBetter: true, now: 1)
+            XCTAssertNil(store.addHighScore("2048.best.4x4", entry(1, "a-b"), lowerIsBetter: false, now: 1),
+                         "initials are three capital letters")
+            store.close(now: 2)
+        }
+        let store = StateStore(directory: dir, now: 3)
+        XCTAssertEqual(store.highScores("2048.best.4x4", lowerIsBetter: false).entries, [entry(900, "AAA")])
+        XCTAssertEqual(store.highScores("2048.best.5x5", lowerIsBetter: false).entries, [entry(3000, "BBB")])
+        XCTAssertEqual(store.highScores("memory.best.4x4", lowerIsBetter: true).entries.map(\.initials), ["DDD", "CCC"])
+        XCTAssertTrue(store.highScores("2048.best.6x6", lowerIsBetter: false).entries.isEmpty)
+        XCTAssertTrue(readFile(dir + "/highscores")!.contains("memory.best.4x4=12:DDD:2026-12-01,14:CCC:2026-12-01\n"))
+    }
+
+    func testClearingOneTableOrAll() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let store = StateStore(directory: dir, now: 1)
+        store.setScore("2048.best.4x4", 900, now: 1)
+        store.setScore("zombies.best", 40, now: 1)
+        store.addHighScore("2048.best.4x4", entry(900), lowerIsBetter: false, now: 1)
+        store.addHighScore("zombies.best", entry(40), lowerIsBetter: false, now: 1)
+        store.clearHighScores("2048.best.4x4", now: 2)
+        XCTAssertTrue(store.highScores("2048.best.4x4", lowerIsBetter: false).entries.isEmpty)
+        XCTAssertNil(store.best("2048.best.4x4"), "the variant's best goes with its table")
+        XCTAssertEqual(store.highScores("zombies.best", lowerIsBetter: false).entries.count, 1)
+        XCTAssertEqual(store.best("zombies.best"), 40)
+        store.clearAllHighScores(now: 3)
+        XCTAssertTrue(store.highScores("zombies.best", lowerIsBetter: false).entries.isEmpty)
+        XCTAssertNil(store.best("zombies.best"))
+    }
+
+    func testACorruptTableFileIsMovedAside() throws {
+        let dir = try makeTemporaryDirectory(self)
+        for bad in ["zombies.best=12:ab:2026-12-01\n", "zombies.best=12:ABC\n", "zombies.best=x:ABC:2026-12-01\n",
+                    "zombies.best=12:ABC:2026-12-01"] {
+            try writeFile(dir + "/highscores", bad)
+            let log = capturingLog { _ = StateStore(directory: dir, now: 1) }
+            XCTAssertTrue(log.contains { $0.contains("highscores is corrupt") }, bad)
+        }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dir + "/highscores.corrupt-4"))
+        let store = StateStore(directory: dir, now: 2)
+        XCTAssertTrue(store.highScores("zombies.best", lowerIsBetter: false).entries.isEmpty)
+    }
+
+    func testInitialsWrapAndTheTimeoutWaitsForTheLastInput() {
+        var e = InitialsEntry(now: 0)
+        XCTAssertEqual(e.initials, "AAA")
+        e.change(by: -1, now: 1)
+        XCTAssertEqual(e.initials, "ZAA")
+        e.moveCursor(by: 1, now: 2)
+        e.change(by: 2, now: 2)
+        e.moveCursor(by: 5, now: 3)
+        e.change(by: 1, now: 3)
+        XCTAssertEqual(e.initials, "ZCB")
+        XCTAssertFalse(e.isExpired(now: 3 + InitialsEntry.timeout - 0.1))
+        XCTAssertTrue(e.isExpired(now: 3 + InitialsEntry.timeout))
+        XCTAssertTrue(InitialsEntry(now: 10).isExpired(now: 10 + InitialsEntry.timeout), "untouched: AAA at the timeout")
+    }
+
+    // MARK: - The kiosk's flow
+
+    private func finish(_ runner: HeadlessRunner, _ id: String, score: Int, variant: String) throws {
+        runner.kiosk.open(game: id)
+        let scene = try XCTUnwrap(runner.kiosk.openGames[id])
+        scene.reportResult(score, variantKey: variant)
+        runner.advance(Kiosk.initialsDelay + 0.1)
+    }
+
+    func testANewHighScoreAsksForInitialsThenShowsTheTable() throws {
+        let (runner, store) = try makeRunner(self)
+        runner.kiosk.today = { "2026-12-01" }
+        try finish(runner, "2048", score: 1234, variant: "2048.best.5x5")
+        XCTAssertEqual(runner.kiosk.mode, .initials("2048"))
+        for key in ["down", "right", "up", "up", "confirm", "up"] { runner.key(key) }
+        runner.key("confirm")
+        XCTAssertEqual(runner.kiosk.mode, .highScores("2048"))
+        XCTAssertEqual(store.highScores("2048.best.5x5", lowerIsBetter: false).entries, [entry(1234, "ZCB")])
+        XCTAssertTrue(readFile(store.path("highscores"))?.contains("2048.best.5x5=1234:ZCB:2026-12-01") ?? false,
+                      "written at once")
+        let table = try XCTUnwrap(runner.kiosk.screen.scene as? HighScoreScene)
+        XCTAssertEqual(table.variant.key, "2048.best.5x5")
+        runner.key("confirm")
+        XCTAssertEqual(runner.kiosk.mode, .game("2048"), "OK goes back to the finished game")
+        XCTAssertEqual(store.plays(game: "2048"), 1, "coming back is not another play")
+    }
+
+    func testAPlayerWhoWalksAwayKeepsAAA() throws {
+        let (runner, store) = try makeRunner(self) { $0.kiosk.idleToMenuSeconds = 120 }
+        try finish(runner, "memory", score: 14, variant: "memory.best.4x5")
+        XCTAssertEqual(runner.kiosk.mode, .initials("memory"))
+        runner.advance(InitialsEntry.timeout - 1)
+        XCTAssertEqual(runner.kiosk.mode, .initials("memory"))
+        runner.advance(1.2)
+        XCTAssertEqual(runner.kiosk.mode, .highScores("memory"))
+        XCTAssertEqual(store.highScores("memory.best.4x5", lowerIsBetter: true).entries.map(\.initials), ["AAA"])
+        XCTAssertTrue(store.highScores("memory.best.4x4", lowerIsBetter: true).entries.isEmpty, "another grid's table")
+    }
+
+    func testIdleDuringInitialsStillKeepsTheEntry() throws {
+        let (runner, store) = try makeRunner(self) { $0.kiosk.idleToMenuSeconds = 15 }
+        try finish(runner, "beat_zombies", score: 30, variant: "zombies.best")
+        runner.key("up")
+        runner.advance(16)
+        XCTAssertEqual(runner.kiosk.mode, .menu)
+        XCTAssertEqual(store.highScores("zombies.best", lowerIsBetter: false).entries.map(\.initials), ["BAA"])
+    }
+
+    func testAResultOffTheTableAsksNothing() throws {
+        let (runner, store) = try makeRunner(self)
+        for i in 0..<10 { store.addHighScore("zombies.best", entry(100 + i), lowerIsBetter: false, now: 1) }
+        try finish(runner, "beat_zombies", score: 100, variant: "zombies.best")
+        XCTAssertEqual(runner.kiosk.mode, .game("beat_zombies"), "a tie with the tenth is off the table")
+        try finish(runner, "beat_zombies", score: 101, variant: "zombies.best")
+        XCTAssertEqual(runner.kiosk.mode, .initials("beat_zombies"))
+    }
+
+    func testAttractModeShowsTablesWithEntries() throws {
+        let (runner, store) = try makeRunner(self) { s in
+            s.kiosk.enabledGames = ["2048", "memory"]
+        }
+        store.addHighScore("memory.best.4x4", entry(12, "MEM"), lowerIsBetter: true, now: 1)
+        let items = runner.kiosk.attractItems()
+        XCTAssertEqual(items.map(\.id), ["2048", "memory", "memory"])
+        XCTAssertNil(items[0].table)
+        XCTAssertEqual(items[2].table?.variant.key, "memory.best.4x4")
+    }
+
+    func testTheMenuTrophyOpensTheTables() throws {
+        let (runner, store) = try makeRunner(self)
+        store.addHighScore("zombies.best", entry(88, "ZOM"), lowerIsBetter: false, now: 1)
+        let menu = try XCTUnwrap(runner.kiosk.screen.scene as? MenuScene)
+        let trophy = try XCTUnwrap(menu.trophy(for: "beat_zombies"))
+        let r = trophy.rectInRoot
+        runner.tap([(r.midX, r.midY)])
+        XCTAssertEqual(runner.kiosk.mode, .highScores("beat_zombies"))
+        XCTAssertEqual(store.plays(game: "beat_zombies"), 0, "the trophy doesn't open the game")
+        runner.key("back")
+        XCTAssertEqual(runner.kiosk.mode, .menu)
+    }
+
+    // MARK: - Pictures
+
+    private func sampleTable(_ variant: ScoreVariant) -> HighScoreTable {
+        var table = HighScoreTable(lowerIsBetter: false)
+        let names = ["ACE", "BOB", "CAT", "DAN", "EVE", "FOX", "GUS", "HAL", "IVY", "JOE"]
+        for (i, n) in names.enumerated() { table.insert(entry(4096 - i * 311, n, "2026-11-\(10 + i)")) }
+        return table
+    }
+
+    func testTableAndInitialsPictures() {
+        for (width, height, language) in [(800, 480, Language.english), (480, 800, Language.chinese),
+                                          (800, 480, Language.chinese), (480, 800, Language.english)] {
+            let suffix = "\(width)x\(height)-\(language.rawValue)"
+            let table = HighScoreScene(game: .game2048, language: language, variantKey: "2048.best.5x5", highlightRank: 2,
+                                       interactive: true, doneTitle: language == .chinese ? "确定" : "OK",
+                                       tables: sampleTable)
+            let h = SceneHarness(width: width, height: height, scene: table)
+            h.run(seconds: 0.1)
+            h.check("highscores-\(suffix)")
+
+            let initials = InitialsScene(detail: "2048 5×5 · 3502 · " + (language == .chinese ? "第 3 名" : "No. 3"),
+                                         language: language, now: 100, clock: { 100 })
+            let hi = SceneHarness(width: width, height: height, scene: initials)
+            hi.key(.down)
+            hi.key(.right)
+            hi.run(seconds: 0.1)
+            hi.check("initials-\(suffix)")
+        }
+    }
+}
