@@ -250,7 +250,7 @@ public final class Kiosk {
         store.flush(now: now)
     }
 
-    private func showOperatorScene() {
+    func showOperatorScene() {
         mode = .operatorMenu
         let scene = OperatorScene(controls: self)
         scene.onClose = { [weak self] in self?.goHome() }
@@ -372,7 +372,25 @@ extension Kiosk: OperatorControls {
         guard !list.isEmpty else { return }
         save("kiosk.enabled_games", list.joined(separator: ","))
     }
-    public func resetScores() { store.resetScores(now: now) }
+    public var scoreTables: [ScoreTablesScene.Game] {
+        catalog.games.map { game in
+            ScoreTablesScene.Game(name: game.name(language), variants: game.best.variants.map { ($0.key, $0.name(language)) })
+        }
+    }
+    public func highScoreCount(_ key: String) -> Int { store.highScoreEntries[key]?.count ?? 0 }
+    public func clearHighScores(_ key: String) {
+        store.clearHighScores(key, now: now)
+        store.flush(now: now)
+    }
+    public func clearAllHighScores() {
+        store.clearAllHighScores(now: now)
+        store.flush(now: now)
+    }
+    public func showScoreTables() {
+        let scene = ScoreTablesScene(controls: self)
+        scene.onClose = { [weak self] in self?.showOperatorScene() }
+        show(scene)
+    }
     public func startCalibration() {
         mode = .calibration
         onCalibrationModeChange?(true)

@@ -97,7 +97,12 @@ public protocol OperatorControls: AnyObject {
     var menuToAttractSeconds: Int { get set }
     var games: [(id: String, name: String, enabled: Bool)] { get }
     func setGame(_ id: String, enabled: Bool)
-    func resetScores()
+    /// Each game's high-score tables, for the operator's scores page.
+    var scoreTables: [ScoreTablesScene.Game] { get }
+    func highScoreCount(_ key: String) -> Int
+    func clearHighScores(_ key: String)
+    func clearAllHighScores()
+    func showScoreTables()
     func startCalibration()
     func exitToConsole()
     /// Lines such as "Beat Zombies: 12 plays", "Uptime: 3 h".
@@ -122,11 +127,17 @@ final class SettingRow: View {
     override func layoutSubviews() {
         let h = frame.height
         // Steppers get square-ish buttons, words get room.
-        let bw = buttons.contains { $0.title.count > 2 } ? 120.0 : 64.0
-        var x = frame.width - Double(buttons.count) * (bw + 8)
-        nameLabel.frame = Rect(0, 0, x * 0.55, h)
-        valueLabel.frame = Rect(x * 0.55, 0, x * 0.45 - 8, h)
-        for b in buttons {
+        let widths = buttons.map { $0.title.count > 2 ? 120.0 : 64.0 }
+        var x = frame.width - widths.reduce(0) { $0 + $1 + 8 }
+        if x < 240 {
+            // Narrow (portrait): the name over its value.
+            nameLabel.frame = Rect(0, 0, x - 8, h / 2)
+            valueLabel.frame = Rect(0, h / 2, x - 8, h / 2)
+        } else {
+            nameLabel.frame = Rect(0, 0, x * 0.55, h)
+            valueLabel.frame = Rect(x * 0.55, 0, x * 0.45 - 8, h)
+        }
+        for (b, bw) in zip(buttons, widths) {
             b.frame = Rect(x, 2, bw, h - 4)
             x += bw + 8
         }
@@ -225,14 +236,9 @@ public final class OperatorScene: Scene {
 
     private func buildServicePage() {
         let c = controls
-        let reset = Button("Reset", kind: .secondary)
-        reset.action = { [weak self] in
-            guard let self else { return }
-            Dialog(title: "Reset all scores?", buttons: [
-                ("Reset", .primary, { c.resetScores(); self.refresh() }), ("Cancel", .secondary, {}),
-            ]).present(on: self)
-        }
-        add(SettingRow(name: "Best scores", buttons: [reset]), page: 2)
+        let words = OperatorWords(c.language)
+        let tables = Button(words.tables, kind: .secondary) { c.showScoreTables() }
+        add(SettingRow(name: words.highScores, buttons: [tables]), page: 2)
         let exit = Button("Exit", kind: .secondary)
         exit.action = { [weak self] in
             guard let self else { return }

@@ -11,9 +11,9 @@ extension GameDescriptor {
             emoji: "🖼", color: Color(hex: 0x3B82F6), music: .guessPicture,
             best: BestScore(variants: [
                                 ScoreVariant(key: GuessPictureScene.bestKey(packLanguage: "en"),
-                                             names: [.english: "English questions", .chinese: "英文题"]),
+                                             names: [.english: "English", .chinese: "英文"]),
                                 ScoreVariant(key: GuessPictureScene.bestKey(packLanguage: "zh"),
-                                             names: [.english: "Chinese questions", .chinese: "中文题"]),
+                                             names: [.english: "Chinese", .chinese: "中文"]),
                             ],
                             currentKey: { _, language in GuessPictureScene.bestKey(packLanguage: language.rawValue) },
                             label: { score, language, _ in language == .chinese ? "最高分 \(score)" : "High score \(score)" }),

@@ -186,6 +186,78 @@ final class HighScoreTests: XCTestCase {
         XCTAssertEqual(runner.kiosk.mode, .menu)
     }
 
+    private func operatorMenu(_ runner: HeadlessRunner) throws {
+        runner.key("service")
+        let pin = try XCTUnwrap(runner.kiosk.screen.scene as? PINScene)
+        for d in "1234" { pin.onKey?(String(d)) }
+        pin.onKey?("OK")
+        XCTAssertEqual(runner.kiosk.mode, .operatorMenu)
+    }
+
+    private func buttons(_ view: View, titled title: String) -> [Button] {
+        var out: [Button] = []
+        if let b = view as? Button, b.title == title, b.isVisibleInTree { out.append(b) }
+        for v in view.subviews { out += buttons(v, titled: title) }
+        return out
+    }
+
+    private func tap(_ runner: HeadlessRunner, _ view: View) {
+        let r = view.rectInRoot
+        runner.tap([(r.midX, r.midY)])
+        runner.advance(0.4)
+    }
+
+    func testTheOperatorClearsOneTableOrAllAfterConfirming() throws {
+        let (runner, store) = try makeRunner(self)
+        store.addHighScore("zombies.best", entry(88, "ZOM"), lowerIsBetter: false, now: 1)
+        store.addHighScore("2048.best.3x3", entry(300, "TRE"), lowerIsBetter: false, now: 1)
+        store.addHighScore("2048.best.4x4", entry(400, "FOR"), lowerIsBetter: false, now: 1)
+        try operatorMenu(runner)
+        let service = try XCTUnwrap(runner.kiosk.screen.scene as? OperatorScene)
+        tap(runner, try XCTUnwrap(buttons(service, titled: "Service").first))
+        tap(runner, try XCTUnwrap(buttons(service, titled: "Tables").first))
+        let page = try XCTUnwrap(runner.kiosk.screen.scene as? ScoreTablesScene)
+        runner.frame()
+        assertMatchesReference(runner.screenshot(), "operator-scores-800x480-en")
+        // 2048's row: the third Clear; its ▶ (the second: zombies have one table) picks 4x4.
+        tap(runner, buttons(page, titled: "▶")[1])
+        tap(runner, buttons(page, titled: "Clear")[2])
+        XCTAssertEqual(store.highScores("2048.best.4x4", lowerIsBetter: false).entries.count, 1, "not before confirming")
+        tap(runner, try XCTUnwrap(buttons(page, titled: "Cancel").first))
+        XCTAssertEqual(store.highScores("2048.best.4x4", lowerIsBetter: false).entries.count, 1, "cancel keeps it")
+        tap(runner, buttons(page, titled: "Clear")[2])
+        let dialog = try XCTUnwrap(page.subviews.last as? Dialog)
+        tap(runner, dialog.buttons[0])
+        XCTAssertTrue(store.highScores("2048.best.4x4", lowerIsBetter: false).entries.isEmpty)
+        XCTAssertEqual(store.highScores("2048.best.3x3", lowerIsBetter: false).entries.count, 1, "the other size stays")
+        XCTAssertTrue(readFile(store.path("highscores"))?.contains("2048.best.4x4") == false, "written at once")
+        tap(runner, try XCTUnwrap(buttons(page, titled: "Clear all").first))
+        tap(runner, try XCTUnwrap((page.subviews.last as? Dialog)?.buttons[0]))
+        XCTAssertTrue(store.highScores("zombies.best", lowerIsBetter: false).entries.isEmpty)
+        XCTAssertTrue(store.highScores("2048.best.3x3", lowerIsBetter: false).entries.isEmpty)
+        runner.key("back")
+        XCTAssertEqual(runner.kiosk.mode, .operatorMenu)
+        runner.key("back")
+        XCTAssertEqual(runner.kiosk.mode, .menu)
+    }
+
+    func testOperatorScoresPageInChinesePortrait() throws {
+        let dir = try makeTemporaryDirectory(self)
+        var settings = Settings()
+        settings.kiosk.stateDir = dir
+        settings.kiosk.dataDir = sourceRoot + "/data"
+        settings.kiosk.language = .chinese
+        let store = StateStore(directory: dir, now: 1)
+        store.addHighScore("memory.best.4x4", entry(12, "MEM"), lowerIsBetter: true, now: 1)
+        let runner = try HeadlessRunner(settings: settings, width: 480, height: 800, store: store, catalog: .standard)
+        runner.frameInterval = 1.0 / 20
+        try operatorMenu(runner)
+        runner.kiosk.showScoreTables()
+        runner.advance(0.2)
+        assertMatchesReference(runner.screenshot(), "operator-scores-480x800-zh")
+        runner.kiosk.goHome()
+    }
+
     // MARK: - Pictures
 
     private func sampleTable(_ variant: ScoreVariant) -> HighScoreTable {

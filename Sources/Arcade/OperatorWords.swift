@@ -1,0 +1,55 @@
+import UI
+
+/// Every word of the operator's pages, dialogs and counters in the kiosk's language: the
+/// operator menu follows `kiosk.language` like the rest of the kiosk.
+struct OperatorWords {
+    let language: Language
+    init(_ language: Language) { self.language = language }
+
+    private func t(_ english: String, _ chinese: String) -> String { language == .chinese ? chinese : english }
+
+    // Common
+    var done: String { t("Done", "完成") }
+    var cancel: String { t("Cancel", "取消") }
+    var on: String { t("On", "开") }
+    var off: String { t("Off", "关") }
+    var go: String { t("Go", "开始") }
+    var notAvailable: String { t("n/a", "无") }
+
+    // PIN
+    var operatorTitle: String { t("Operator", "管理") }
+    var enterPIN: String { t("Enter PIN", "输入密码") }
+    func wrongPIN(_ triesLeft: Int) -> String { t("Wrong PIN (\(triesLeft) tries left)", "密码错误（还可试 \(triesLeft) 次）") }
+    var lockedOut: String { t("Locked: try again later", "已锁定：请稍后再试") }
+
+    // Tabs and rows
+    var screenTab: String { t("Screen", "屏幕") }
+    var gamesTab: String { t("Games", "游戏") }
+    var serviceTab: String { t("Service", "维护") }
+    var volume: String { t("Volume", "音量") }
+    var brightness: String { t("Brightness", "亮度") }
+    var rotation: String { t("Rotation", "旋转") }
+    var languageRow: String { t("Language", "语言") }
+    var switchLanguage: String { t("Switch", "切换") }
+    var touchCalibration: String { t("Touch calibration", "触摸校准") }
+    var idleToMenu: String { t("Idle to menu", "空闲回菜单") }
+    var menuToAttract: String { t("Menu to attract", "菜单到演示") }
+    func seconds(_ n: Int) -> String { t("\(n) s", "\(n) 秒") }
+    var exitToConsole: String { t("Exit to console", "退出到控制台") }
+    var exit: String { t("Exit", "退出") }
+    var exitQuestion: String { t("Exit to console?", "退出到控制台？") }
+    var exitMessage: String {
+        t("The kiosk stops until the board restarts or the service is started.", "游戏机将停止，直到重新启动或服务被启动。")
+    }
+
+    // High scores
+    var highScores: String { t("High scores", "排行榜") }
+    var tables: String { t("Tables", "管理") }
+    var clear: String { t("Clear", "清除") }
+    var clearAll: String { t("Clear all", "全部清除") }
+    var allTables: String { t("All tables", "所有排行榜") }
+    var clearAllQuestion: String { t("Clear every high-score table?", "清除所有排行榜？") }
+    func clearQuestion(_ table: String) -> String { t("Clear the \(table) table?", "清除“\(table)”排行榜？") }
+    var cannotUndo: String { t("The entries and best scores are gone for good.", "记录和最高分将永久删除。") }
+    func entries(_ n: Int) -> String { t(n == 1 ? "1 entry" : "\(n) entries", "\(n) 条") }
+}
