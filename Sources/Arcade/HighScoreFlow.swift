@@ -15,8 +15,13 @@ extension Kiosk {
             Log.warning("high scores: \(id) reported a result for unknown table '\(result.variantKey)'")
             return
         }
-        guard store.qualifiesForHighScores(result.variantKey, score: result.score,
-                                           lowerIsBetter: game.best.lowerIsBetter) else { return }
+        if isCreditsMode {
+            // The paid game is over: "continue?", initials or the menu follow.
+            paidGames.remove(id)
+        } else if !store.qualifiesForHighScores(result.variantKey, score: result.score,
+                                                lowerIsBetter: game.best.lowerIsBetter) {
+            return
+        }
         pendingResult = (id, result, now + Kiosk.initialsDelay)
     }
 
@@ -33,12 +38,14 @@ extension Kiosk {
     func tickHighScores(now: Double) {
         if let pending = pendingResult, now >= pending.due {
             pendingResult = nil
-            if mode == .game(pending.game) { askForInitials(pending.game, pending.result) }
+            if mode == .game(pending.game) {
+                if isCreditsMode { afterPaidGame(pending.game, pending.result) } else { askForInitials(pending.game, pending.result) }
+            }
         }
         if let scene = initials?.scene, scene.entry.isExpired(now: now) { scene.finish() }
     }
 
-    private func askForInitials(_ id: String, _ result: GameResult) {
+    func askForInitials(_ id: String, _ result: GameResult) {
         guard let game = catalog.game(id), let variant = game.best.variant(result.variantKey),
               let rank = store.highScores(variant.key, lowerIsBetter: game.best.lowerIsBetter).rank(for: result.score)
         else { return }
@@ -82,7 +89,10 @@ extension Kiosk {
         let scene = HighScoreScene(game: game, language: language, variantKey: variantKey, highlightRank: highlight,
                                    interactive: true, doneTitle: language == .chinese ? "确定" : "OK",
                                    tables: tableReader(game))
-        scene.onDone = { [weak self] in self?.backToGame(id) }
+        scene.onDone = { [weak self] in
+            guard let self else { return }
+            if self.isCreditsMode { self.endPaidGame(id) } else { self.backToGame(id) }
+        }
         mode = .highScores(id)
         show(scene)
     }

@@ -20,6 +20,8 @@ public final class Kiosk {
         case initials(String)
         /// A game's high-score tables, opened from its menu tile.
         case highScores(String)
+        /// "Continue?" after a lost game in credits mode.
+        case continuing(String)
     }
 
     public let screen: Screen
@@ -44,6 +46,12 @@ public final class Kiosk {
     var pendingResult: (game: String, result: GameResult, due: Double)?
     /// The date on a new high-score entry (tests fix it).
     var today: () -> String = { WallClock.now().isoDate }
+    /// The coin box and credit meter (`Credits.swift`).
+    var creditMeter: CreditMeter
+    /// Games whose current game is paid for and not over (credits mode): they resume free.
+    var paidGames: Set<String> = []
+    /// The "continue?" screen while it shows, and the result that ends the game if declined.
+    var continuing: (scene: ContinueScene, result: GameResult)?
     /// The initials screen while it shows, and the result it is for.
     var initials: (scene: InitialsScene, result: GameResult)?
     private var seedCounter: UInt64
@@ -68,6 +76,7 @@ public final class Kiosk {
         self.now = now
         self.seedCounter = seed
         storage = StoreStorage(store: store)
+        creditMeter = CreditMeter(store: store, settings: settings.kiosk)
         idle = IdleTimer(idleToMenu: Double(settings.kiosk.idleToMenuSeconds),
                          menuToAttract: Double(settings.kiosk.menuToAttractSeconds), now: now)
         operatorGesture = OperatorGesture(width: Double(screen.pixelWidth), height: Double(screen.pixelHeight))
@@ -91,6 +100,7 @@ public final class Kiosk {
         menu.setGames(enabled)
         menu.language = language
         menu.showBestResults(storage)
+        menu.creditLine = creditLine
     }
 
     /// Every scene change goes through here: the old scene's memory is free now, and
@@ -115,6 +125,7 @@ public final class Kiosk {
 
     public func open(game id: String) {
         guard settings.kiosk.enabledGames.contains(id) else { return }
+        guard payForGame(id) else { return }
         let scene: GameScene
         if let existing = openGames[id] {
             scene = existing
@@ -150,6 +161,9 @@ public final class Kiosk {
             takeInitials()
             openGames[id]?.pause()
         case .highScores(let id): openGames[id]?.pause()
+        case .continuing(let id):
+            continuing = nil
+            endPaidGame(id)
         case .attract: stopAttract()
         default: break
         }
@@ -167,7 +181,7 @@ public final class Kiosk {
             attractScene = nil
             let scene = HighScoreScene(game: table.game, language: language, variantKey: table.variant.key,
                                        interactive: false, tables: tableReader(table.game))
-            scene.addSubview(AttractBanner(language: language))
+            scene.addSubview(AttractBanner(language: language, text: attractLine))
             attractTable = scene
             attractStarted = now
             mode = .attract(id)
@@ -181,7 +195,7 @@ public final class Kiosk {
         guard let scene = catalog.make(id, context: context(sound: RecordingSoundBoard(), storage: MemoryStorage()),
                                        autoplay: true) else { return }
         scene.isAutoplaying = true
-        scene.addSubview(AttractBanner(language: language))
+        scene.addSubview(AttractBanner(language: language, text: attractLine))
         attractScene?.pause()
         attractScene = scene
         attractStarted = now
@@ -262,6 +276,10 @@ public final class Kiosk {
     /// One input event, in screen pixels.
     public func handle(_ event: InputEvent, now: Double) {
         self.now = max(self.now, now)
+        if case .key(let key) = event, key.key == .coin {
+            if key.isPressed { coinInserted() }
+            return
+        }
         if operatorGesture.handle(event), mode != .pin, mode != .operatorMenu, mode != .calibration {
             openOperatorMenu()
             return
@@ -270,7 +288,7 @@ public final class Kiosk {
         if decision.transition == .toMenu {
             goHome()
         }
-        guard decision.deliver else { return }
+        guard decision.deliver, !isWaitingAfterPaidGame else { return }
         screen.handle(event)
         if case .touch(let t) = event {
             for g in gestures.handle(t) { screen.handle(g) }
@@ -291,13 +309,14 @@ public final class Kiosk {
             startAttract(now: now)
         }
         tickHighScores(now: now)
+        tickContinue(now: now)
         store.flushIfDue(now: now)
     }
 
     /// When `tick` next has work to do, for the loop's timer.
     public var nextDeadline: Double? {
         var d = [idle.deadline, operatorGesture.deadline, gestures.nextDeadline, store.nextFlushDeadline,
-                 highScoreDeadline].compactMap { $0 }
+                 highScoreDeadline, continuing?.scene.deadline].compactMap { $0 }
         if case .attract = mode { d.append(attractStarted + Double(settings.kiosk.attractSecondsPerGame)) }
         return d.min()
     }
@@ -327,6 +346,7 @@ public final class Kiosk {
             pin = PINEntry(verifier: settings.kiosk.operatorPIN)
             pin.restore(saved, now: now)
         }
+        creditMeter = CreditMeter(store: store, settings: settings.kiosk)
         if mode == .menu { refreshMenu() }
     }
 }
@@ -435,8 +455,9 @@ final class StoreStorage: GameStorage {
 final class AttractBanner: View {
     let label: Label
 
-    init(language: Language) {
-        label = Label(language == .chinese ? "触摸屏幕开始游戏" : "Touch to play!",
+    /// `text`: the credits mode's line ("Insert coin"); nil: "Touch to play!".
+    init(language: Language, text: String? = nil) {
+        label = Label(text ?? (language == .chinese ? "触摸屏幕开始游戏" : "Touch to play!"),
                       style: Theme.heading.with(color: Theme.accentText))
         super.init(frame: .zero)
         backgroundColor = Theme.accent

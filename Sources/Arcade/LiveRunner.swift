@@ -68,13 +68,15 @@ public final class LiveRunner {
 
         // Touch is turned back by the presenter's own rotation (one definition, ScreenGeometry).
         let panel = presenter.rotation.swapped(PixelSize(presenter.width, presenter.height))
-        input = InputSystem(config: InputConfig(
+        var inputConfig = InputConfig(
             transform: TouchTransform(displayWidth: panel.width, displayHeight: panel.height,
                                       rotation: presenter.rotation,
                                       calibration: CalibrationMatrix(parsingValues: settings.touch.calibration),
                                       swapAxes: settings.touch.swapXY, invertX: settings.touch.invertX,
                                       invertY: settings.touch.invertY),
-            touchDeviceMatch: settings.touch.device, keyboards: settings.input.keyboards))
+            touchDeviceMatch: settings.touch.device, keyboards: settings.input.keyboards)
+        inputConfig.coinKey = settings.coin.key
+        input = InputSystem(config: inputConfig)
 
         var audioConfig = AudioConfig()
         audioConfig.device = settings.audio.pcm

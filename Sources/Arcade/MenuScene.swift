@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Graphics
 import Input
 import UI
@@ -63,6 +66,9 @@ public final class MenuScene: Scene {
     private var trophies: [Button] = []
     private let title = Label("", style: Theme.title)
     private let subtitle = Label("", style: Theme.caption)
+    /// Credits mode: the credits and what to do ("Credits 2 · tap a game", "Insert coin"),
+    /// shown in place of the subtitle; nil in free play.
+    public var creditLine: String? { didSet { if creditLine != oldValue { applyLanguage() } } }
     private let background = DrawingView { canvas, r in
         canvas.fillVerticalGradient(r, top: Theme.backgroundTop, bottom: Theme.background)
     }
@@ -112,7 +118,8 @@ public final class MenuScene: Scene {
 
     private func applyLanguage() {
         title.text = language == .chinese ? "游戏乐园" : "Boardwalk"
-        subtitle.text = language == .chinese ? "点一个游戏开始" : "Tap a game to play"
+        subtitle.text = creditLine ?? (language == .chinese ? "点一个游戏开始" : "Tap a game to play")
+        subtitle.style = creditLine == nil ? Theme.caption : Theme.body.with(weight: .bold, color: Theme.accent)
         for t in tiles { t.language = language }
     }
 
@@ -140,6 +147,14 @@ public final class MenuScene: Scene {
     }
 
     public override func handleBack() {}
+
+    /// A tile was chosen without the credits for it: the credit line shakes.
+    public func shakeCreditLine() {
+        let base = subtitle.frame
+        animator.tween(duration: 0.4, easing: .linear) { [weak self] t in
+            self?.subtitle.frame = base.offsetBy(sin(t * .pi * 6) * 12 * (1 - t), 0)
+        }
+    }
 
     public func tile(for id: String) -> View? { tiles.first { $0.game.id == id } }
     public func trophy(for id: String) -> View? { trophies.first { $0.tag == "scores." + id } }

@@ -91,6 +91,16 @@ public struct Settings: Equatable, Sendable {
         public var dataDir = "/usr/share/boardwalk"
         /// A board profile name (looked up under <data_dir>/boards) or a path; nil: none.
         public var board: String? = nil
+        /// Free play, or a game costs credits bought with coins (`Credits.swift`).
+        public var playMode = PlayMode.free
+        public var creditsPerPlay = 1
+        public var coinsPerCredit = 1
+        public init() {}
+    }
+
+    public struct Coin: Equatable, Sendable {
+        /// The key code the coin mech sends (gpio-keys, an encoder input); nil: no coin mech.
+        public var key: UInt16? = nil
         public init() {}
     }
 
@@ -105,6 +115,7 @@ public struct Settings: Equatable, Sendable {
     public var input = Input()
     public var audio = Audio()
     public var kiosk = Kiosk()
+    public var coin = Coin()
     public var zombies = Zombies()
 
     /// The games' own settings as `GameContext.settings` hands them to the scenes.

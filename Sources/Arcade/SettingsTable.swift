@@ -10,7 +10,7 @@ import UI
 extension Settings {
     /// Every key a file, `--set` or the operator's saved settings may name.
     public static var keys: [String] { Settings.table.map(\.key) }
-    public static let sections = ["display", "touch", "input", "audio", "kiosk", "zombies"]
+    public static let sections = ["display", "touch", "input", "audio", "kiosk", "coin", "zombies"]
     /// Keys whose values no log line repeats.
     public static let secretKeys: Set<String> = ["kiosk.operator_pin"]
 
@@ -201,6 +201,23 @@ extension Settings {
         },
         Entry(key: "kiosk.board", get: { $0.kiosk.board ?? "none" }) { s, v in
             s.kiosk.board = (v.isEmpty || v == "none") ? nil : v
+            return nil
+        },
+        Entry(key: "kiosk.mode", get: { $0.kiosk.playMode.rawValue }) { s, v in
+            guard let mode = PlayMode(rawValue: v) else { return "must be free or credits" }
+            s.kiosk.playMode = mode
+            return nil
+        },
+        Entry(key: "kiosk.credits_per_play", get: { String($0.kiosk.creditsPerPlay) }) { s, v in
+            Parse.int(v, 1...9).map { s.kiosk.creditsPerPlay = $0 } == nil ? "must be 1 to 9" : nil
+        },
+        Entry(key: "kiosk.coins_per_credit", get: { String($0.kiosk.coinsPerCredit) }) { s, v in
+            Parse.int(v, 1...20).map { s.kiosk.coinsPerCredit = $0 } == nil ? "must be 1 to 20" : nil
+        },
+        Entry(key: "coin.key", get: { $0.coin.key.map(KeyMapper.name(ofCode:)) ?? "none" }) { s, v in
+            if v == "none" { s.coin.key = nil; return nil }
+            guard let code = KeyMapper.code(named: v) else { return "expected none or a key name such as KEY_5" }
+            s.coin.key = code
             return nil
         },
         Entry(key: "zombies.difficulty", get: { $0.zombies.difficulty.rawValue }) { s, v in

@@ -171,7 +171,7 @@ private struct SoakState {
                 play(seconds: rng.double(in: 10...180))
                 if rng.unit() < 0.4 { kiosk.goHome(); advance(HeadlessRunner.panelFrameInterval) }
                 // Otherwise the player walks away: idle to menu, then the attract mode.
-            case .initials, .highScores:
+            case .initials, .highScores, .continuing:
                 // Some type their initials, some walk away (the timeout and idle take over).
                 if rng.unit() < 0.5 { tapRandom() }
                 wait(rng.double(in: 2...40))

@@ -213,6 +213,13 @@ public final class StateStore {
         markDirty(.counters, now: now)
     }
 
+    /// Sets a counter that goes down as well as up (the credit meter).
+    func setCounter(_ key: String, _ value: Int, now: Double) {
+        guard StateStore.isValidKey(key), value >= 0, counters[key] != value else { return }
+        counters[key] = value
+        markDirty(.counters, now: now)
+    }
+
     public func countPlay(game: String, now: Double = monotonicSeconds()) {
         increment("plays." + game, now: now)
     }

@@ -375,6 +375,16 @@ public struct BeatZombiesModel: Sendable {
     }
 
     /// Starts over on the same lawn: score, house, speed and zombies reset.
+    /// A paid continue after the zombies won: the house is emptied and a fresh lawn walks
+    /// in; the score and the pace stay.
+    public mutating func continueAfterLoss() {
+        guard phase == .lost else { return }
+        inHouse = 0
+        pendingTime = 0
+        phase = .playing
+        spawnAll()
+    }
+
     public mutating func restart() {
         score = 0
         inHouse = 0

@@ -204,6 +204,20 @@ public final class BeatZombiesScene: GameScene {
         reportResult(game.score, variantKey: Self.bestKey)
     }
 
+    /// Lost, the game can go on where it was (a credit's continue).
+    public override var canContinue: Bool { game.phase == .lost }
+
+    public override func continueGame() {
+        guard canContinue else { return }
+        dismissOverlay()
+        game.continueAfterLoss()
+        selection = nil
+        shownHouse = -1
+        refreshLabels()
+        lawnView.setNeedsDisplay()
+        if !isAutoplaying { sound.playMusic(music) }
+    }
+
     /// Starts a new game on the same lawn.
     public func restart() {
         dismissOverlay()

@@ -40,6 +40,9 @@ public enum Key: String, Sendable, Equatable, CaseIterable {
     /// Anywhere else 1 is player one's start, as arcade keyboard encoders send it.
     case digit0, digit1, digit2, digit3, digit4, digit5, digit6, digit7, digit8, digit9
 
+    /// A coin dropped through the coin mech (the board profile's `[coin] key`).
+    case coin
+
     /// 0...9 for a digit key.
     public var digit: Int? {
         switch self {

@@ -15,6 +15,9 @@ public struct InputConfig: Sendable, Equatable {
     /// Which keyboard keys count (`[input] keyboards`).
     public var keyboards: KeyboardPolicy
     public var directory: String
+    /// The coin mech's key code: a device that has it is read even when it has no other
+    /// controls (a gpio-keys node with one pin), and that key is `.coin`.
+    public var coinKey: UInt16?
 
     public init(transform: TouchTransform, touchDeviceMatch: String? = nil,
                 stickDeadzone: Double = 0.5, keyboards: KeyboardPolicy = .all, directory: String = "/dev/input") {
@@ -212,6 +215,9 @@ public final class InputSystem {
            !(device.name.contains(match) || path == match) {
             deviceClass = .ignored(reason: "board profile names touch device \"\(match)\"")
         }
+        if case .ignored = deviceClass, let coin = config.coinKey, device.capabilities.keys.contains(coin) {
+            deviceClass = .keys(KeyDeviceInfo(isGamepad: false))
+        }
         Log.info("input: \(path) \"\(device.name)\": \(deviceClass.summary)")
         let serial = nextSerial
         nextSerial += 1
@@ -221,6 +227,9 @@ public final class InputSystem {
             open.touch = TouchDecoder(info: info, transform: config.transform, deviceSerial: serial)
         case .keys(let info):
             open.keys = KeyMapper(axes: info.axes, deadzone: config.stickDeadzone, policy: config.keyboards)
+            // A full keyboard types the coin key only where the policy lets it type at all:
+            // a passer-by's keyboard must not insert credits.
+            if config.keyboards == .all || !device.capabilities.isFullKeyboard { open.keys?.coinCode = config.coinKey }
         case .ignored:
             // Closed again: an ignored device must not wake the loop.
             rejected.insert(name)

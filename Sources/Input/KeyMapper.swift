@@ -9,6 +9,8 @@ public struct KeyMapper: Sendable {
     /// ...and released again below this one, so a stick resting near the edge can't chatter.
     public var releaseThreshold: Double { deadzone * 0.75 }
 
+    /// The key code the coin mech sends (a gpio-keys pin, an encoder input): `.coin`.
+    public var coinCode: UInt16?
     private let axes: [UInt16: AxisInfo]
     private var held: [Key: Set<Int>] = [:]
     private var axisDirection: [UInt16: Int] = [:]   // -1, 0, +1 per axis
@@ -69,6 +71,18 @@ public struct KeyMapper: Sendable {
         }
     }
 
+    /// A key or button code from its kernel name ("KEY_5", "BTN_TRIGGER_HAPPY1") or number.
+    public static func code(named name: String) -> UInt16? {
+        if let number = UInt16(name), number > 0, number < UInt16(KEY_CNT) { return number }
+        let code = libevdev_event_code_from_name(UInt32(EV_KEY), name)
+        return code > 0 ? UInt16(code) : nil
+    }
+
+    /// The kernel's name of a key code ("KEY_5"), or its number.
+    public static func name(ofCode code: UInt16) -> String {
+        libevdev_event_code_get_name(UInt32(EV_KEY), UInt32(code)).map { String(cString: $0) } ?? String(code)
+    }
+
     public mutating func handle(_ event: RawInputEvent) -> [KeyEvent] {
         var output: [KeyEvent] = []
         handle(event, into: &output)
@@ -77,7 +91,7 @@ public struct KeyMapper: Sendable {
 
     public mutating func handle(_ event: RawInputEvent, into output: inout [KeyEvent]) {
         if event.type == EV.key {
-            guard let key = Self.key(forCode: event.code, policy: policy) else { return }
+            guard let key = event.code == coinCode ? .coin : Self.key(forCode: event.code, policy: policy) else { return }
             let source = Int(event.code)
             switch event.value {
             case 0: release(key, source: source, time: event.time, into: &output)

@@ -214,6 +214,12 @@ open class GameScene: Scene {
         onResult?(GameResult(score: score, variantKey: variantKey))
     }
 
+    /// Whether the game just ended can go on where it was ("continue?" in credits mode:
+    /// Beat Zombies after the zombies won).
+    open var canContinue: Bool { false }
+    /// Goes on after a paid continue (only called when `canContinue`).
+    open func continueGame() {}
+
     /// Writes what must survive a restart (best scores). Called on pause and on leaving.
     open func saveProgress() {}
     /// The clock stops here: timers, deadlines, animations that count against the player.

@@ -112,7 +112,7 @@ open class Scene: View {
             if let f = focusedView, f.isVisibleInTree { f.activate() } else { moveFocus(.down) }
         case .back:
             if let dialog = modal as? Dialog { dialog.cancel() } else { handleBack() }
-        case .service, .select, .digit0, .digit2, .digit3, .digit4, .digit5, .digit6, .digit7, .digit8, .digit9: break
+        case .service, .select, .digit0, .digit2, .digit3, .digit4, .digit5, .digit6, .digit7, .digit8, .digit9, .coin: break
         }
     }
 
