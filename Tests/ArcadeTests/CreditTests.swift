@@ -263,11 +263,19 @@ final class CreditTests: XCTestCase {
             settings.kiosk.playMode = .credits
             settings.kiosk.menuToAttractSeconds = 10
             settings.kiosk.enabledGames = ["memory"]
+            settings.kiosk.attractSecondsPerGame = 5
             let store = StateStore(directory: dir, now: 1)
+            for (i, name) in ["ACE", "BOB", "CAT"].enumerated() {
+                store.addHighScore("memory.best.4x4", HighScoreEntry(score: 12 + i, initials: name, date: "2026-11-2\(i)"),
+                                   lowerIsBetter: true, now: 1)
+            }
             let runner = try HeadlessRunner(settings: settings, width: width, height: height, store: store, catalog: .standard)
             runner.frameInterval = 1.0 / 20
             runner.advance(11)
             XCTAssertEqual(runner.kiosk.mode, .attract("memory"))
+            // The game, then its table (still: the game's play changes with its rules).
+            runner.advance(5)
+            XCTAssertTrue(runner.kiosk.screen.scene is HighScoreScene)
             runner.advance(1.2)
             assertMatchesReference(runner.screenshot(), "attract-insert-coin-\(width)x\(height)-\(language.rawValue)", tolerance: 24)
             coin(runner)
