@@ -25,7 +25,9 @@ public final class Kiosk {
     }
 
     public let screen: Screen
-    public internal(set) var mode: Mode = .menu
+    public internal(set) var mode: Mode = .menu { didSet { countPlayTime(leaving: oldValue) } }
+    /// When the game in play was entered (its play time is counted on leaving it).
+    private var gameEnteredAt: Double?
     public private(set) var settings: Settings
     let store: StateStore
     let sound: SoundBoard
@@ -77,6 +79,7 @@ public final class Kiosk {
         self.seedCounter = seed
         storage = StoreStorage(store: store)
         creditMeter = CreditMeter(store: store, settings: settings.kiosk)
+        store.countLastExit(now: now)
         idle = IdleTimer(idleToMenu: Double(settings.kiosk.idleToMenuSeconds),
                          menuToAttract: Double(settings.kiosk.menuToAttractSeconds), now: now)
         operatorGesture = OperatorGesture(width: Double(screen.pixelWidth), height: Double(screen.pixelHeight))
@@ -119,6 +122,16 @@ public final class Kiosk {
     private func context(sound: SoundBoard, storage: GameStorage) -> GameContext {
         GameContext(sound: sound, storage: storage, language: language, seed: nextSeed(),
                     dataDirectory: settings.kiosk.dataDir, settings: settings.gameSettings)
+    }
+
+    /// Play time per game for the books: the time in `.game` mode, counted when it ends.
+    private func countPlayTime(leaving old: Mode) {
+        guard old != mode else { return }
+        if case .game(let id) = old, let start = gameEnteredAt {
+            let seconds = Int((now - start).rounded())
+            if seconds > 0 { store.increment(Bookkeeping.playTime(id), by: seconds, now: now) }
+        }
+        if case .game = mode { gameEnteredAt = now } else { gameEnteredAt = nil }
     }
 
     // MARK: - Moving between screens
@@ -331,7 +344,9 @@ public final class Kiosk {
     public var wantsFrame: Bool { screen.wantsFrame }
 
     public func shutdown(now: Double) {
+        self.now = max(self.now, now)
         leaveCurrent()
+        if case .game = mode { mode = .menu }
         sound.stopMusic()
         store.close(now: now)
     }
@@ -406,10 +421,43 @@ extension Kiosk: OperatorControls {
         store.clearAllHighScores(now: now)
         store.flush(now: now)
     }
-    public func showScoreTables() {
-        let scene = ScoreTablesScene(controls: self)
-        scene.onClose = { [weak self] in self?.showOperatorScene() }
-        show(scene)
+    public var playMode: PlayMode {
+        get { settings.kiosk.playMode }
+        set { save("kiosk.mode", newValue.rawValue); creditMeter.mode = newValue }
+    }
+    public var creditsPerPlay: Int {
+        get { settings.kiosk.creditsPerPlay }
+        set { save("kiosk.credits_per_play", String(newValue)); creditMeter.creditsPerPlay = settings.kiosk.creditsPerPlay }
+    }
+    public var coinsPerCredit: Int {
+        get { settings.kiosk.coinsPerCredit }
+        set { save("kiosk.coins_per_credit", String(newValue)); creditMeter.coinsPerCredit = settings.kiosk.coinsPerCredit }
+    }
+    public var credits: Int { creditMeter.credits }
+    public var books: Bookkeeping { store.bookkeeping(games: catalog.ids, now: now) }
+    public func exportBooks() -> Result<String, Bookkeeping.Problem> {
+        let mounts = (try? Files.readText("/proc/self/mounts")) ?? ""
+        let result = USBExport.export(books.csv(exportedAt: WallClock.epochSeconds()), mounts: mounts,
+                                      epoch: WallClock.epochSeconds())
+        switch result {
+        case .success(let path): Log.info("bookkeeping: exported to \(path)")
+        case .failure(let problem): Log.warning("bookkeeping: export failed: \(problem)")
+        }
+        return result
+    }
+    public func resetBooks() {
+        store.resetBookkeeping(now: now)
+        Log.notice("bookkeeping: counters reset by the operator")
+    }
+    public func showPage(_ kind: OperatorPageKind) {
+        let page: OperatorPage
+        switch kind {
+        case .highScores: page = ScoreTablesScene(controls: self)
+        case .coins: page = CoinsPage(controls: self)
+        case .books: page = BooksPage(controls: self)
+        }
+        page.onClose = { [weak self] in self?.showOperatorScene() }
+        show(page)
     }
     public func startCalibration() {
         mode = .calibration
@@ -427,13 +475,6 @@ extension Kiosk: OperatorControls {
         show(scene)
     }
     public func exitToConsole() { onExitToConsole?() }
-    public var counters: [String] {
-        var lines = catalog.games.map { "\($0.name(language)): \(store.plays(game: $0.id)) plays" }
-        let up = store.totalUptime(now: now)
-        lines.append("Uptime: \(up / 3600) h \(up % 3600 / 60) min")
-        lines.append("Crashes since install: \(store.crashes)")
-        return lines
-    }
 }
 
 /// Game storage on the state store: keys with ".best" are scores (the operator can

@@ -102,11 +102,18 @@ public protocol OperatorControls: AnyObject {
     func highScoreCount(_ key: String) -> Int
     func clearHighScores(_ key: String)
     func clearAllHighScores()
-    func showScoreTables()
+    var playMode: PlayMode { get set }
+    var creditsPerPlay: Int { get set }
+    var coinsPerCredit: Int { get set }
+    /// Credits on the meter now.
+    var credits: Int { get }
+    var books: Bookkeeping { get }
+    /// Writes the books as CSV to a mounted USB stick: the file, or why not.
+    func exportBooks() -> Result<String, Bookkeeping.Problem>
+    func resetBooks()
+    func showPage(_ page: OperatorPageKind)
     func startCalibration()
     func exitToConsole()
-    /// Lines such as "Beat Zombies: 12 plays", "Uptime: 3 h".
-    var counters: [String] { get }
 }
 
 /// One row of the operator menu: a name, a value, and buttons to change it.
@@ -232,13 +239,16 @@ public final class OperatorScene: Scene {
                 plus: { c.menuToAttractSeconds = min(600, c.menuToAttractSeconds + 15) })
     }
 
-    private let countersLabel = Label("", style: Theme.body.with(color: Theme.textDim, alignment: .left))
 
     private func buildServicePage() {
         let c = controls
         let words = OperatorWords(c.language)
-        let tables = Button(words.tables, kind: .secondary) { c.showScoreTables() }
+        let tables = Button(words.tables, kind: .secondary) { c.showPage(.highScores) }
         add(SettingRow(name: words.highScores, buttons: [tables]), page: 2)
+        let coins = Button(words.set, kind: .secondary) { c.showPage(.coins) }
+        add(SettingRow(name: words.coinsAndCredits, buttons: [coins]), page: 2)
+        let books = Button(words.open, kind: .secondary) { c.showPage(.books) }
+        add(SettingRow(name: words.bookkeeping, buttons: [books]), page: 2)
         let exit = Button("Exit", kind: .secondary)
         exit.action = { [weak self] in
             guard let self else { return }
@@ -246,8 +256,6 @@ public final class OperatorScene: Scene {
                    buttons: [("Exit", .primary, { c.exitToConsole() }), ("Cancel", .secondary, {})]).present(on: self)
         }
         add(SettingRow(name: "Exit to console", buttons: [exit]), page: 2)
-        refreshers.append { [weak self] in self?.countersLabel.text = c.counters.joined(separator: "\n") }
-        add(countersLabel, page: 2)
     }
 
     public func refresh() { refreshers.forEach { $0() } }
@@ -265,7 +273,7 @@ public final class OperatorScene: Scene {
             p.frame = Rect(24, 82, size.width - 48, size.height - 94)
             var y = 0.0
             for row in rows[i] {
-                let h = row === countersLabel ? 6 * 26.0 : 56
+                let h = 56.0
                 row.frame = Rect(0, y, p.frame.width, h)
                 y += h + 8
             }

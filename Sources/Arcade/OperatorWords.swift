@@ -52,4 +52,52 @@ struct OperatorWords {
     func clearQuestion(_ table: String) -> String { t("Clear the \(table) table?", "清除“\(table)”排行榜？") }
     var cannotUndo: String { t("The entries and best scores are gone for good.", "记录和最高分将永久删除。") }
     func entries(_ n: Int) -> String { t(n == 1 ? "1 entry" : "\(n) entries", "\(n) 条") }
+
+    // Coins and credits
+    var coinsAndCredits: String { t("Coins and credits", "投币与币数") }
+    var set: String { t("Set", "设置") }
+    var playMode: String { t("Play", "游戏方式") }
+    var switchMode: String { t("Switch", "切换") }
+    var freePlay: String { t("Free play", "免费") }
+    var creditsMode: String { t("Credits", "投币") }
+    var creditsPerPlay: String { t("Credits per play", "每局币数") }
+    var coinsPerCredit: String { t("Coins per credit", "每币投币数") }
+    var creditsNow: String { t("Credits now", "现有币数") }
+
+    // Bookkeeping
+    var bookkeeping: String { t("Bookkeeping", "账目") }
+    var books: String { t("Counters", "计数") }
+    var open: String { t("Open", "查看") }
+    var exportUSB: String { t("To USB", "导出U盘") }
+    var reset: String { t("Reset", "清零") }
+    var never: String { t("never", "从未") }
+    var resetBooksQuestion: String { t("Reset the counters?", "计数清零？") }
+    var resetBooksMessage: String {
+        t("Plays, times, coins and the rest start again from zero. Credits left stay.", "局数、时间、投币等从零开始；剩余的币保留。")
+    }
+    func exported(_ path: String) -> String { t("Written to \(path)", "已写入 \(path)") }
+    func exportFailed(_ why: String) -> String { t("Not exported: \(why)", "未导出：\(why)") }
+    func duration(_ seconds: Int) -> String {
+        t("\(seconds / 3600) h \(seconds % 3600 / 60) min", "\(seconds / 3600) 小时 \(seconds % 3600 / 60) 分")
+    }
+    func playsSummary(plays: Int, seconds: Int, average: Int) -> String {
+        t("\(plays) plays · \(duration(seconds)) · \(average / 60):\(pad(average % 60)) a game",
+          "\(plays) 局 · \(duration(seconds)) · 每局 \(average / 60):\(pad(average % 60))")
+    }
+    private func pad(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+    /// Words for `Bookkeeping.Row.item`.
+    func counterName(_ item: String) -> String {
+        switch item {
+        case "coins": return t("Coins", "投币")
+        case "credits_bought": return t("Credits bought", "买入币")
+        case "credits_used": return t("Credits used", "用掉币")
+        case "credits_left": return t("Credits left", "剩余币")
+        case "uptime_seconds": return t("Uptime", "运行时间")
+        case "starts": return t("Starts", "启动次数")
+        case "crashes": return t("Crashes", "崩溃次数")
+        case "watchdog_restarts": return t("Watchdog restarts", "看门狗重启")
+        case "last_reset": return t("Last reset", "上次清零")
+        default: return item
+        }
+    }
 }

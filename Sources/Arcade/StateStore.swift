@@ -46,7 +46,7 @@ public final class StateStore {
 
     private var dirty: Set<File> = []
     private var dueTime: Double?
-    private let sessionStart: Double
+    private var sessionStart: Double
     private var uptimeAtStart = 0
     private var uptimeSavedAt: Double
     private var isWritable = true
@@ -217,6 +217,15 @@ public final class StateStore {
     func setCounter(_ key: String, _ value: Int, now: Double) {
         guard StateStore.isValidKey(key), value >= 0, counters[key] != value else { return }
         counters[key] = value
+        markDirty(.counters, now: now)
+    }
+
+    /// The operator's "reset the books": every counter but `keeping` back to zero, and the
+    /// uptime counted from now.
+    func resetCounters(keeping: Set<String>, now: Double) {
+        counters = counters.filter { keeping.contains($0.key) }
+        uptimeAtStart = 0
+        sessionStart = now
         markDirty(.counters, now: now)
     }
 

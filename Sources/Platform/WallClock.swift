@@ -24,18 +24,30 @@ public struct WallClock: Equatable, Sendable {
     }
 
     /// Now, in local time.
-    public static func now() -> WallClock {
-        var seconds = time(nil)
+    public static func now() -> WallClock { WallClock(epochSeconds: epochSeconds()) }
+
+    /// Seconds since 1970 (UTC): what the counters keep for a date.
+    public static func epochSeconds() -> Int { Int(time(nil)) }
+
+    /// A moment, in local time.
+    public init(epochSeconds: Int) {
+        var seconds = time_t(epochSeconds)
         var parts = tm()
         localtime_r(&seconds, &parts)
-        return WallClock(year: Int(parts.tm_year) + 1900, month: Int(parts.tm_mon) + 1, day: Int(parts.tm_mday),
-                         weekday: Int(parts.tm_wday), hour: Int(parts.tm_hour), minute: Int(parts.tm_min))
+        self.init(year: Int(parts.tm_year) + 1900, month: Int(parts.tm_mon) + 1, day: Int(parts.tm_mday),
+                  weekday: Int(parts.tm_wday), hour: Int(parts.tm_hour), minute: Int(parts.tm_min))
     }
 
     /// "2026-12-01".
     public var isoDate: String {
         func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
         return "\(year)-\(two(month))-\(two(day))"
+    }
+
+    /// "2026-12-01 09:30".
+    public var isoMinute: String {
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "\(isoDate) \(two(hour)):\(two(minute))"
     }
 
     /// Minutes since local midnight.

@@ -252,7 +252,7 @@ final class HighScoreTests: XCTestCase {
         let runner = try HeadlessRunner(settings: settings, width: 480, height: 800, store: store, catalog: .standard)
         runner.frameInterval = 1.0 / 20
         try operatorMenu(runner)
-        runner.kiosk.showScoreTables()
+        runner.kiosk.showPage(.highScores)
         runner.advance(0.2)
         assertMatchesReference(runner.screenshot(), "operator-scores-480x800-zh")
         runner.kiosk.goHome()

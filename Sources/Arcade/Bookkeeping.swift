@@ -1,0 +1,214 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Platform
+import UI
+
+/// The operator's books, from the state store's counters: plays, play time and average
+/// game length per game, coins and credits, uptime, starts, crashes, watchdog restarts and
+/// when they were last reset. Read on the operator's page, printed by
+/// `boardwalk bookkeeping [--csv]`, and written as CSV to a USB stick.
+public struct Bookkeeping: Equatable {
+    public struct Row: Equatable, Sendable {
+        /// A stable name for spreadsheets: "plays", "coins", "average_game_seconds".
+        public var item: String
+        /// The game's id, or "" for the whole cabinet.
+        public var game: String
+        public var value: Int
+    }
+
+    public let counters: [String: Int]
+    public let games: [String]
+
+    /// Why the books could not be read or written, in words for the operator.
+    public struct Problem: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    public init(counters: [String: Int], games: [String]) {
+        self.counters = counters
+        self.games = games
+    }
+
+    /// Counter keys (state store `counters`).
+    static func plays(_ game: String) -> String { "plays." + game }
+    static func playTime(_ game: String) -> String { "playtime." + game }
+    static let resetAt = "bookkeeping.reset_at"
+    static let watchdogRestarts = "watchdog_restarts"
+    /// What a reset keeps: the credit meter is the players' money, not the books.
+    static let keptByReset: Set<String> = [CreditMeter.balanceKey, CreditMeter.pendingKey]
+
+    private func value(_ key: String) -> Int { counters[key] ?? 0 }
+
+    public var rows: [Row] {
+        var rows: [Row] = []
+        for game in games {
+            let plays = value(Self.plays(game)), seconds = value(Self.playTime(game))
+            rows.append(Row(item: "plays", game: game, value: plays))
+            rows.append(Row(item: "play_time_seconds", game: game, value: seconds))
+            rows.append(Row(item: "average_game_seconds", game: game, value: plays > 0 ? (seconds + plays / 2) / plays : 0))
+        }
+        for (item, key) in [("coins", "coins"), ("credits_bought", "credits.bought"), ("credits_used", "credits.used"),
+                            ("credits_left", CreditMeter.balanceKey), ("uptime_seconds", "uptime_seconds"),
+                            ("starts", "starts"), ("crashes", "crashes"), ("watchdog_restarts", Self.watchdogRestarts),
+                            ("last_reset", Self.resetAt)] {
+            rows.append(Row(item: item, game: "", value: value(key)))
+        }
+        return rows
+    }
+
+    /// Dates (epoch seconds) as local time; 0 is "never".
+    static func dateText(_ epoch: Int) -> String { epoch > 0 ? WallClock(epochSeconds: epoch).isoMinute : "never" }
+
+    /// One header line, then item,game,value; dates as "2026-12-01 09:30".
+    public func csv(exportedAt epoch: Int) -> String {
+        var text = "item,game,value\n"
+        for row in rows {
+            let value = row.item == "last_reset" ? Self.dateText(row.value) : String(row.value)
+            text += "\(row.item),\(row.game),\(value)\n"
+        }
+        text += "exported,,\(Self.dateText(epoch))\n"
+        return text
+    }
+
+    /// The books as they stand on disk, without touching them (a running kiosk keeps
+    /// writing; this reads its last write). nil and the reason when there are none.
+    public static func read(stateDirectory: String, games: [String]) -> Result<Bookkeeping, Problem> {
+        let bytes: [UInt8]
+        do { bytes = try Files.readBytes(stateDirectory + "/" + StateStore.File.counters.rawValue) } catch {
+            return .failure(Problem(description: "\(error)"))
+        }
+        switch StateStore.parse(bytes, file: .counters) {
+        case .success(let entries):
+            return .success(Bookkeeping(counters: entries.compactMapValues { Int($0) }, games: games))
+        case .failure(let failure):
+            return .failure(Problem(description: "\(stateDirectory)/counters is corrupt (\(failure.reason))"))
+        }
+    }
+}
+
+extension StateStore {
+    /// The books now (uptime included up to `now`).
+    func bookkeeping(games: [String], now: Double) -> Bookkeeping {
+        var all = counters
+        all["uptime_seconds"] = totalUptime(now: now)
+        return Bookkeeping(counters: all, games: games)
+    }
+
+    /// Zeroes the books (not the credits players have), noting when; written at once.
+    func resetBookkeeping(now: Double, epoch: Int = WallClock.epochSeconds()) {
+        resetCounters(keeping: Bookkeeping.keptByReset, now: now)
+        setCounter(Bookkeeping.resetAt, epoch, now: now)
+        flush(now: now)
+    }
+
+    /// systemd's ExecStopPost (`boardwalk note-exit`) leaves `last-exit` naming why the last
+    /// run ended; a watchdog kill is counted (it is a crash as well: it left the marker).
+    func countLastExit(now: Double) {
+        let path = self.path(Bookkeeping.lastExitName)
+        guard let text = try? Files.readText(path) else { return }
+        unlink(path)
+        if text.split(separator: "\n").contains("result=watchdog") {
+            increment(Bookkeeping.watchdogRestarts, now: now)
+            Log.notice("state: the previous run was stopped by the watchdog")
+        }
+    }
+}
+
+extension Bookkeeping {
+    static let lastExitName = "last-exit"
+
+    /// `boardwalk note-exit --state-dir DIR`, systemd's ExecStopPost: writes how the run
+    /// ended ($SERVICE_RESULT: success, watchdog, signal, exit-code...) for the next start.
+    static func noteExitMain(_ arguments: [String]) -> Int32 {
+        var directory = StateStore.defaultDirectory
+        var rest = arguments[...]
+        while let a = rest.popFirst() {
+            if a == "--state-dir", let d = rest.popFirst() { directory = d } else {
+                Log.error("note-exit: unknown argument \(a)")
+                return 2
+            }
+        }
+        let result = getenv("SERVICE_RESULT").map { String(cString: $0) } ?? "unknown"
+        do {
+            try Files.writeAtomically(directory + "/" + lastExitName, text: "result=\(result)\n")
+        } catch {
+            Log.error("note-exit: \(error)")
+            return 1
+        }
+        return 0
+    }
+
+    /// `boardwalk bookkeeping [--csv] [--state-dir DIR]`.
+    static func commandMain(_ arguments: [String], games: [String]) -> Int32 {
+        var directory = StateStore.defaultDirectory
+        var csv = false
+        var rest = arguments[...]
+        while let a = rest.popFirst() {
+            switch a {
+            case "--csv": csv = true
+            case "--state-dir":
+                guard let d = rest.popFirst() else { Log.error("bookkeeping: --state-dir needs a directory"); return 2 }
+                directory = d
+            default:
+                Log.error("bookkeeping: unknown argument \(a) (usage: boardwalk bookkeeping [--csv] [--state-dir DIR])")
+                return 2
+            }
+        }
+        switch read(stateDirectory: directory, games: games) {
+        case .failure(let error):
+            Log.error("bookkeeping: \(error)")
+            return 1
+        case .success(let books):
+            if csv {
+                print(books.csv(exportedAt: WallClock.epochSeconds()), terminator: "")
+            } else {
+                for row in books.rows {
+                    let value = row.item == "last_reset" ? dateText(row.value) : String(row.value)
+                    print((row.game.isEmpty ? row.item : "\(row.game) \(row.item)") + ": " + value)
+                }
+            }
+            return 0
+        }
+    }
+}
+
+/// USB sticks the kiosk can write its books to: mounted block devices on the USB bus
+/// (`/dev/sd*`) with a file system a PC reads, from /proc/self/mounts.
+enum USBExport {
+    static let fileSystems: Set<String> = ["vfat", "exfat", "ntfs", "ntfs3", "fuseblk", "ext4", "ext3", "ext2"]
+
+    /// Mount points of sticks in a mounts table (`/proc/self/mounts` lines).
+    static func mountPoints(_ mounts: String) -> [String] {
+        var out: [String] = []
+        for line in mounts.split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            guard fields.count >= 3, fields[0].hasPrefix("/dev/sd"), fileSystems.contains(String(fields[2])) else { continue }
+            let point = unescape(String(fields[1]))
+            guard point != "/", !point.hasPrefix("/boot") else { continue }
+            out.append(point)
+        }
+        return out
+    }
+
+    /// The kernel writes spaces and tabs in mount points as \040 and \011.
+    static func unescape(_ text: String) -> String {
+        text.replacing("\\040", with: " ").replacing("\\011", with: "\t").replacing("\\134", with: "\\")
+    }
+
+    /// Writes the books to the first stick; the file's path, or why not.
+    static func export(_ csv: String, mounts: String, epoch: Int) -> Result<String, Bookkeeping.Problem> {
+        guard let point = mountPoints(mounts).first else {
+            return .failure(Bookkeeping.Problem(description: "no USB stick is mounted"))
+        }
+        let time = WallClock(epochSeconds: epoch)
+        let stamp = time.isoMinute.replacing(" ", with: "-").replacing(":", with: "")
+        let path = "\(point)/boardwalk-bookkeeping-\(stamp).csv"
+        do {
+            try Files.writeAtomically(path, text: csv)
+            return .success(path)
+        } catch {
+            return .failure(Bookkeeping.Problem(description: "\(path): \(error.message)"))
+        }
+    }
+}

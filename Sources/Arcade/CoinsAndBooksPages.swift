@@ -1,0 +1,123 @@
+import Graphics
+import Input
+import UI
+
+/// The operator pages behind the Service tab.
+public enum OperatorPageKind: Sendable {
+    case highScores, coins, books
+}
+
+/// Coins and credits: free play or credits, the price of a play and of a credit, the
+/// credits on the meter now.
+final class CoinsPage: OperatorPage {
+    init(controls: OperatorControls) {
+        super.init(controls: controls, title: \.coinsAndCredits)
+        let c = controls, words = self.words
+        let switchMode = Button(words.switchMode, kind: .secondary)
+        let modeRow = SettingRow(name: words.playMode, buttons: [switchMode])
+        switchMode.action = { [weak self] in
+            c.playMode = c.playMode == .free ? .credits : .free
+            self?.refresh()
+        }
+        add(modeRow) { [weak modeRow] in modeRow?.valueLabel.text = c.playMode == .free ? words.freePlay : words.creditsMode }
+        stepper(words.creditsPerPlay, value: { "\(c.creditsPerPlay)" },
+                minus: { c.creditsPerPlay = max(1, c.creditsPerPlay - 1) }, plus: { c.creditsPerPlay = min(9, c.creditsPerPlay + 1) })
+        stepper(words.coinsPerCredit, value: { "\(c.coinsPerCredit)" },
+                minus: { c.coinsPerCredit = max(1, c.coinsPerCredit - 1) }, plus: { c.coinsPerCredit = min(20, c.coinsPerCredit + 1) })
+        let creditsRow = SettingRow(name: words.creditsNow, buttons: [])
+        add(creditsRow) { [weak creditsRow] in creditsRow?.valueLabel.text = "\(c.credits)" }
+        refresh()
+    }
+}
+
+/// The books: every counter in two columns, Export to a USB stick, Reset (after asking).
+final class BooksPage: OperatorPage {
+    private let table = DrawingView { _, _ in }
+    private let status = Label("", style: Theme.caption.with(alignment: .left))
+
+    init(controls: OperatorControls) {
+        super.init(controls: controls, title: \.bookkeeping)
+        let c = controls, words = self.words
+        table.drawing = { [weak self] canvas, rect in self?.drawTable(canvas, rect) }
+        add(table, height: 0) { [weak self] in self?.table.setNeedsDisplay() }
+        let export = Button(words.exportUSB, kind: .secondary)
+        export.action = { [weak self] in
+            switch c.exportBooks() {
+            case .success(let path): self?.show(words.exported(path), error: false)
+            case .failure(let problem): self?.show(words.exportFailed(problem.description), error: true)
+            }
+        }
+        let reset = Button(words.reset, kind: .secondary)
+        reset.action = { [weak self] in
+            self?.confirm(words.resetBooksQuestion, message: words.resetBooksMessage, action: words.reset) { c.resetBooks() }
+        }
+        add(SettingRow(name: words.books, buttons: [export, reset]))
+        add(status, height: 24)
+        refresh()
+    }
+
+    private func show(_ text: String, error: Bool) {
+        status.text = text
+        status.style = Theme.caption.with(color: error ? Theme.error : Theme.textDim, alignment: .left)
+    }
+
+    /// The counters as label: value lines, games first, in two columns.
+    private func lines() -> [(String, String)] {
+        let books = controls.books
+        var out: [(String, String)] = []
+        for (id, name) in controls.games.map({ ($0.id, $0.name) }) {
+            let rows = books.rows.filter { $0.game == id }
+            let value = { (item: String) in rows.first { $0.item == item }?.value ?? 0 }
+            out.append((name, words.playsSummary(plays: value("plays"), seconds: value("play_time_seconds"),
+                                                  average: value("average_game_seconds"))))
+        }
+        for row in books.rows where row.game.isEmpty {
+            let value: String
+            switch row.item {
+            case "uptime_seconds": value = words.duration(row.value)
+            case "last_reset": value = row.value > 0 ? Bookkeeping.dateText(row.value) : words.never
+            default: value = String(row.value)
+            }
+            out.append((words.counterName(row.item), value))
+        }
+        return out
+    }
+
+    private func drawTable(_ canvas: Canvas, _ rect: Rect) {
+        let all = lines()
+        let games = all.prefix(controls.games.count)
+        let rest = Array(all.dropFirst(controls.games.count))
+        let fonts = UIEnvironment.fonts
+        let portrait = rect.width < 600
+        let lineHeight = 22.0
+        let nameStyle = TextStyle(size: 15, color: Theme.textDim, alignment: .left)
+        let valueStyle = TextStyle(size: 15, weight: .bold, color: Theme.text, alignment: .left)
+        var y = rect.minY
+        for (name, value) in games {
+            let nameWidth = portrait ? rect.width * 0.34 : 160
+            canvas.drawText(name, in: Rect(rect.minX, y, nameWidth, lineHeight), style: nameStyle, fonts: fonts, wrap: false)
+            canvas.drawText(value, in: Rect(rect.minX + nameWidth, y, rect.width - nameWidth, lineHeight), style: valueStyle,
+                            fonts: fonts, wrap: false)
+            y += lineHeight
+        }
+        y += 8
+        let columns = portrait ? 1 : 2
+        let columnWidth = rect.width / Double(columns)
+        let perColumn = (rest.count + columns - 1) / columns
+        for (i, (name, value)) in rest.enumerated() {
+            let x = rect.minX + Double(i / perColumn) * columnWidth
+            let rowY = y + Double(i % perColumn) * lineHeight
+            canvas.drawText(name, in: Rect(x, rowY, columnWidth * 0.55, lineHeight), style: nameStyle, fonts: fonts, wrap: false)
+            canvas.drawText(value, in: Rect(x + columnWidth * 0.55, rowY, columnWidth * 0.45 - 8, lineHeight),
+                            style: valueStyle, fonts: fonts, wrap: false)
+        }
+    }
+
+    /// The table takes what the buttons and the status line leave.
+    override func layout() {
+        let portrait = size.width < 600
+        let lines = controls.games.count + (portrait ? 9 : 5)
+        rowHeights[ObjectIdentifier(table)] = Double(lines) * 22 + 8
+        super.layout()
+    }
+}
