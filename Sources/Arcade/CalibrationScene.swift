@@ -14,9 +14,12 @@ final class CalibrationScene: Scene {
         canvas.line(from: Point(r.minX, r.midY), to: Point(r.maxX, r.midY), width: 3, Theme.accent)
         canvas.strokeEllipse(r.insetBy(r.width * 0.3, r.height * 0.3), width: 3, Theme.text)
     }
-    private let cancel = Button("Cancel", kind: .secondary)
+    private let cancel: Button
+    private let words: OperatorWords
 
-    override init() {
+    init(language: Language = .english) {
+        words = OperatorWords(language)
+        cancel = Button(words.cancel, kind: .secondary)
         super.init()
         backgroundColor = Theme.background
         addSubview(message)
@@ -36,7 +39,7 @@ final class CalibrationScene: Scene {
     private func place() {
         let t = targets[touched.count % targets.count]
         cross.frame = Rect(center: Point(t.x * size.width, t.y * size.height), size: Size(60, 60))
-        message.text = "Tap the centre of the cross (\(touched.count + 1) of \(targets.count))"
+        message.text = words.tapTheCross(touched.count + 1, of: targets.count)
     }
 
     override func touchBegan(_ touch: Touch) {
@@ -47,7 +50,7 @@ final class CalibrationScene: Scene {
         } else {
             touched.removeAll()
             place()
-            message.text = "Those taps disagree: once more, slowly. " + message.text
+            message.text = words.tapsDisagree + " " + message.text
         }
     }
 

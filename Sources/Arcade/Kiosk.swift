@@ -230,7 +230,7 @@ public final class Kiosk {
         leaveCurrent()
         mode = .pin
         idle.enter(.operatorMenu, now: now)
-        let scene = PINScene()
+        let scene = PINScene(language: language)
         scene.onCancel = { [weak self] in self?.goHome() }
         pin.clear()
         scene.onKey = { [weak self, weak scene] key in
@@ -246,10 +246,10 @@ public final class Kiosk {
                         Log.warning("operator menu: the PIN is one a passer-by tries first (like 1234 or 0000); set another with scripts/set-pin.sh")
                     }
                     return self.showOperatorScene()
-                case .rejected(let left): scene.reject("Wrong PIN (\(left) tries left)")
+                case .rejected(let left): scene.reject(OperatorWords(self.language).wrongPIN(left))
                 case .lockedOut(let until):
                     Log.notice("operator menu: PIN pad locked for \(Int((until - self.now).rounded(.up))) s after wrong PINs")
-                    scene.reject("Locked: try again later")
+                    scene.reject(OperatorWords(self.language).lockedOut)
                 case .noPIN: return self.goHome()
                 }
             default: if let d = Int(key) { self.pin.press(digit: d, now: self.now) }
@@ -281,6 +281,7 @@ public final class Kiosk {
         mode = .operatorMenu
         let scene = OperatorScene(controls: self)
         scene.onClose = { [weak self] in self?.goHome() }
+        scene.onLanguageChange = { [weak self] in self?.showOperatorScene() }
         show(scene)
     }
 
@@ -462,7 +463,7 @@ extension Kiosk: OperatorControls {
     public func startCalibration() {
         mode = .calibration
         onCalibrationModeChange?(true)
-        let scene = CalibrationScene()
+        let scene = CalibrationScene(language: language)
         scene.onDone = { [weak self] matrix in
             guard let self else { return }
             self.onCalibrationModeChange?(false)

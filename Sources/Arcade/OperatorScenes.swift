@@ -12,13 +12,17 @@ public final class PINScene: Scene {
     public var onKey: ((String) -> Void)?
     public var onCancel: (() -> Void)?
     public var digitsEntered = 0 { didSet { dots.setNeedsDisplay() } }
-    private let title = Label("Operator", style: Theme.heading)
-    private let message = Label("Enter PIN", style: Theme.caption)
+    private let title = Label("", style: Theme.heading)
+    private let message = Label("", style: Theme.caption)
     private let dots = DrawingView { _, _ in }
     private var keys: [Button] = []
 
-    public override init() {
+    /// The pad's words follow the kiosk's language (the digits are the digits).
+    public init(language: Language = .english) {
         super.init()
+        let words = OperatorWords(language)
+        title.text = words.operatorTitle
+        message.text = words.enterPIN
         backgroundColor = Theme.background
         [title, message, dots].forEach(addSubview)
         dots.drawing = { [weak self] canvas, r in
@@ -155,14 +159,20 @@ final class SettingRow: View {
 public final class OperatorScene: Scene {
     let controls: OperatorControls
     public var onClose: (() -> Void)?
-    private let tabs = TabBar(titles: ["Screen", "Games", "Service"])
-    private let close = Button("Done", kind: .primary)
+    /// The language was switched: the owner rebuilds the menu in the new one.
+    public var onLanguageChange: (() -> Void)?
+    private let words: OperatorWords
+    private let tabs: TabBar
+    private let close: Button
     private var pages: [View] = [View(), View(), View()]
     private var rows: [[View]] = [[], [], []]
     private var refreshers: [() -> Void] = []
 
     public init(controls: OperatorControls) {
         self.controls = controls
+        words = OperatorWords(controls.language)
+        tabs = TabBar(titles: [words.screenTab, words.gamesTab, words.serviceTab])
+        close = Button(words.done, kind: .primary)
         super.init()
         backgroundColor = Theme.background
         addSubview(tabs)
@@ -194,28 +204,28 @@ public final class OperatorScene: Scene {
     }
 
     private func buildScreenPage() {
-        let c = controls
-        stepper("Volume", page: 0, value: { "\(c.volume)%" },
+        let c = controls, words = self.words
+        stepper(words.volume, page: 0, value: { "\(c.volume)%" },
                 minus: { c.volume = max(0, c.volume - 10) }, plus: { c.volume = min(100, c.volume + 10) })
-        stepper("Brightness", page: 0, value: { c.brightness.map { "\($0)%" } ?? "n/a" },
+        stepper(words.brightness, page: 0, value: { c.brightness.map { "\($0)%" } ?? words.notAvailable },
                 minus: { if let b = c.brightness { c.brightness = max(10, b - 10) } },
                 plus: { if let b = c.brightness { c.brightness = min(100, b + 10) } })
-        stepper("Rotation", page: 0, value: { "\(c.rotation)°" },
+        stepper(words.rotation, page: 0, value: { "\(c.rotation)°" },
                 minus: { c.rotation = (c.rotation + 270) % 360 }, plus: { c.rotation = (c.rotation + 90) % 360 })
-        let lang = Button("Switch", kind: .secondary)
-        let langRow = SettingRow(name: "Language", buttons: [lang])
+        let lang = Button(words.switchLanguage, kind: .secondary)
+        let langRow = SettingRow(name: words.languageRow, buttons: [lang])
         lang.action = { [weak self] in
             c.language = c.language == .english ? .chinese : .english
-            self?.refresh()
+            self?.onLanguageChange?()
         }
         refreshers.append { langRow.valueLabel.text = c.language == .english ? "English" : "中文" }
         add(langRow, page: 0)
-        let cal = Button("Go", kind: .secondary) { c.startCalibration() }
-        add(SettingRow(name: "Touch calibration", buttons: [cal]), page: 0)
+        let cal = Button(words.go, kind: .secondary) { c.startCalibration() }
+        add(SettingRow(name: words.touchCalibration, buttons: [cal]), page: 0)
     }
 
     private func buildGamesPage() {
-        let c = controls
+        let c = controls, words = self.words
         for game in c.games {
             let toggle = Button("", kind: .secondary)
             let row = SettingRow(name: game.name, buttons: [toggle])
@@ -226,36 +236,35 @@ public final class OperatorScene: Scene {
             }
             refreshers.append {
                 let on = c.games.first { $0.id == game.id }?.enabled ?? true
-                row.valueLabel.text = on ? "On" : "Off"
-                toggle.title = on ? "Off" : "On"
+                row.valueLabel.text = on ? words.on : words.off
+                toggle.title = on ? words.off : words.on
             }
             add(row, page: 1)
         }
-        stepper("Idle to menu", page: 1, value: { "\(c.idleToMenuSeconds) s" },
+        stepper(words.idleToMenu, page: 1, value: { words.seconds(c.idleToMenuSeconds) },
                 minus: { c.idleToMenuSeconds = max(15, c.idleToMenuSeconds - 15) },
                 plus: { c.idleToMenuSeconds = min(600, c.idleToMenuSeconds + 15) })
-        stepper("Menu to attract", page: 1, value: { "\(c.menuToAttractSeconds) s" },
+        stepper(words.menuToAttract, page: 1, value: { words.seconds(c.menuToAttractSeconds) },
                 minus: { c.menuToAttractSeconds = max(15, c.menuToAttractSeconds - 15) },
                 plus: { c.menuToAttractSeconds = min(600, c.menuToAttractSeconds + 15) })
     }
 
 
     private func buildServicePage() {
-        let c = controls
-        let words = OperatorWords(c.language)
+        let c = controls, words = self.words
         let tables = Button(words.tables, kind: .secondary) { c.showPage(.highScores) }
         add(SettingRow(name: words.highScores, buttons: [tables]), page: 2)
         let coins = Button(words.set, kind: .secondary) { c.showPage(.coins) }
         add(SettingRow(name: words.coinsAndCredits, buttons: [coins]), page: 2)
         let books = Button(words.open, kind: .secondary) { c.showPage(.books) }
         add(SettingRow(name: words.bookkeeping, buttons: [books]), page: 2)
-        let exit = Button("Exit", kind: .secondary)
+        let exit = Button(words.exit, kind: .secondary)
         exit.action = { [weak self] in
             guard let self else { return }
-            Dialog(title: "Exit to console?", message: "The kiosk stops and tty1 shows a login prompt. To come back: log in and run 'sudo systemctl start boardwalk', or restart the board.",
-                   buttons: [("Exit", .primary, { c.exitToConsole() }), ("Cancel", .secondary, {})]).present(on: self)
+            Dialog(title: words.exitQuestion, message: words.exitMessage,
+                   buttons: [(words.exit, .primary, { c.exitToConsole() }), (words.cancel, .secondary, {})]).present(on: self)
         }
-        add(SettingRow(name: "Exit to console", buttons: [exit]), page: 2)
+        add(SettingRow(name: words.exitToConsole, buttons: [exit]), page: 2)
     }
 
     public func refresh() { refreshers.forEach { $0() } }

@@ -32,6 +32,10 @@ struct OperatorWords {
     var languageRow: String { t("Language", "语言") }
     var switchLanguage: String { t("Switch", "切换") }
     var touchCalibration: String { t("Touch calibration", "触摸校准") }
+    func tapTheCross(_ n: Int, of count: Int) -> String {
+        t("Tap the centre of the cross (\(n) of \(count))", "点十字的中心（第 \(n) 个，共 \(count) 个）")
+    }
+    var tapsDisagree: String { t("Those taps disagree: once more, slowly.", "这几下对不上：请再慢慢点一遍。") }
     var idleToMenu: String { t("Idle to menu", "空闲回菜单") }
     var menuToAttract: String { t("Menu to attract", "菜单到演示") }
     func seconds(_ n: Int) -> String { t("\(n) s", "\(n) 秒") }
@@ -39,7 +43,8 @@ struct OperatorWords {
     var exit: String { t("Exit", "退出") }
     var exitQuestion: String { t("Exit to console?", "退出到控制台？") }
     var exitMessage: String {
-        t("The kiosk stops until the board restarts or the service is started.", "游戏机将停止，直到重新启动或服务被启动。")
+        t("The kiosk stops and tty1 shows a login prompt. To come back: log in and run 'sudo systemctl start boardwalk', or restart the board.",
+          "游戏机停止，tty1 显示登录提示。要回来：登录后运行 'sudo systemctl start boardwalk'，或重启。")
     }
 
     // High scores
