@@ -22,6 +22,8 @@ public final class Kiosk {
         case highScores(String)
         /// "Continue?" after a lost game in credits mode.
         case continuing(String)
+        /// Outside the opening hours.
+        case closed
     }
 
     public let screen: Screen
@@ -54,13 +56,32 @@ public final class Kiosk {
     var paidGames: Set<String> = []
     /// The "continue?" screen while it shows, and the result that ends the game if declined.
     var continuing: (scene: ContinueScene, result: GameResult)?
+    /// Screen care and opening hours (`PanelFlow.swift`).
+    var care: ScreenCare
+    var panel: PanelState = .on
+    var lastInput: Double
+    /// Touches that woke the panel: their moves and lift go nowhere.
+    var wakeTouches: Set<Int> = []
+    var clockTrust = ClockTrust()
+    var wallClock: () -> WallClock = { WallClock.now() }
+    var isClosed = false
+    var closedCardUntil: Double?
+    var hoursCheckedAt = -Double.infinity
+    var saidClockUntrusted = false
+    /// The backlight level before dimming (nil: not dimmed through the backlight).
+    var dimmedFrom: Int?
+    var appliedVolume: Int?
+    /// Switches the panel on or off (DPMS); nil: the picture goes black instead.
+    public var onPanelPower: ((Bool) -> Void)?
     /// The initials screen while it shows, and the result it is for.
     var initials: (scene: InitialsScene, result: GameResult)?
     private var seedCounter: UInt64
     let storage: StoreStorage
 
     /// Asks the outside world to act on a setting the operator changed.
-    public var onVolumeChange: ((Int) -> Void)?
+    /// The mixer's volume in percent (capped, quieter in the attract mode, 0 when closed):
+    /// told again on the next tick after it is set.
+    public var onVolumeChange: ((Int) -> Void)? { didSet { appliedVolume = nil } }
     public var onBrightnessChange: ((Int) -> Void)?
     public var brightnessReader: (() -> Int?)?
     public var onRotationChange: ((Int) -> Void)?
@@ -79,6 +100,8 @@ public final class Kiosk {
         self.seedCounter = seed
         storage = StoreStorage(store: store)
         creditMeter = CreditMeter(store: store, settings: settings.kiosk)
+        care = ScreenCare(settings: settings.display)
+        lastInput = now
         store.countLastExit(now: now)
         idle = IdleTimer(idleToMenu: Double(settings.kiosk.idleToMenuSeconds),
                          menuToAttract: Double(settings.kiosk.menuToAttractSeconds), now: now)
@@ -167,7 +190,7 @@ public final class Kiosk {
         sound.playMusic(.menu)
     }
 
-    private func leaveCurrent() {
+    func leaveCurrent() {
         switch mode {
         case .game(let id): openGames[id]?.pause()
         case .initials(let id):
@@ -298,6 +321,7 @@ public final class Kiosk {
             openOperatorMenu()
             return
         }
+        if panelTakes(event) { return }
         let decision = idle.handle(event)
         if decision.transition == .toMenu {
             goHome()
@@ -316,12 +340,13 @@ public final class Kiosk {
         for g in gestures.update(now: now) { screen.handle(g) }
         switch idle.update(now: now) {
         case .toMenu?: goHome()
-        case .toAttract?: startAttract(now: now)
+        case .toAttract?: if panel != .off && !isClosed { startAttract(now: now) }
         case nil: break
         }
         if case .attract = mode, now - attractStarted >= Double(settings.kiosk.attractSecondsPerGame) {
             startAttract(now: now)
         }
+        tickPanel(now: now)
         tickHighScores(now: now)
         tickContinue(now: now)
         store.flushIfDue(now: now)
@@ -330,7 +355,7 @@ public final class Kiosk {
     /// When `tick` next has work to do, for the loop's timer.
     public var nextDeadline: Double? {
         var d = [idle.deadline, operatorGesture.deadline, gestures.nextDeadline, store.nextFlushDeadline,
-                 highScoreDeadline, continuing?.scene.deadline].compactMap { $0 }
+                 highScoreDeadline, continuing?.scene.deadline, panelDeadline].compactMap { $0 }
         if case .attract = mode { d.append(attractStarted + Double(settings.kiosk.attractSecondsPerGame)) }
         return d.min()
     }
@@ -342,7 +367,8 @@ public final class Kiosk {
         return screen.renderFrame(now: now)
     }
 
-    public var wantsFrame: Bool { screen.wantsFrame }
+    /// Nothing to draw behind a panel switched off.
+    public var wantsFrame: Bool { screen.wantsFrame && (panel != .off || onPanelPower == nil) }
 
     public func shutdown(now: Double) {
         self.now = max(self.now, now)
@@ -363,6 +389,9 @@ public final class Kiosk {
             pin.restore(saved, now: now)
         }
         creditMeter = CreditMeter(store: store, settings: settings.kiosk)
+        care = ScreenCare(settings: settings.display)
+        hoursCheckedAt = -Double.infinity
+        applyVolume()
         if mode == .menu { refreshMenu() }
     }
 }
@@ -375,7 +404,7 @@ extension Kiosk: OperatorControls {
 
     public var volume: Int {
         get { settings.audio.volume }
-        set { save("audio.volume", String(newValue)); onVolumeChange?(newValue) }
+        set { save("audio.volume", String(min(newValue, settings.audio.volumeMax))); applyVolume() }
     }
     public var brightness: Int? {
         get { brightnessReader?() }

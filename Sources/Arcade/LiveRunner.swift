@@ -83,7 +83,7 @@ public final class LiveRunner {
         audioConfig.mixerControls = settings.audio.mixerControls  // every one: AC97 boots with Master and PCM muted
         audioConfig.periodFrames = settings.audio.periodFrames
         audioConfig.periods = settings.audio.bufferPeriods
-        audioConfig.masterVolume = Float(settings.audio.volume) / 100
+        audioConfig.masterVolume = Float(min(settings.audio.volume, settings.audio.volumeMax)) / 100
         // The operator's sounds, each used in place of the synthesized one (a file that
         // will not load is logged and the built-in sound plays).
         audioConfig.soundFiles = SoundLibrary.overrides(inDirectory: settings.audio.soundsDir)

@@ -28,6 +28,12 @@ public struct Settings: Equatable, Sendable {
         public var brightness: Int? = nil
         /// The VT the kiosk owns; nil runs without one (tests, headless).
         public var tty: String? = "/dev/tty1"
+        /// Burn-in care: the menu and the attract mode move a few pixels every two minutes.
+        public var pixelShift = true
+        /// Idle minutes before the backlight (or the picture) dims, and before the panel
+        /// goes off (DPMS); 0: never.
+        public var dimAfterMinutes = 0
+        public var offAfterMinutes = 0
         public init() {}
     }
 
@@ -67,6 +73,10 @@ public struct Settings: Equatable, Sendable {
         public var bufferPeriods = 4
         /// Master volume in percent.
         public var volume = 80
+        /// The most the volume can be (the operator menu stops there too).
+        public var volumeMax = 100
+        /// The attract mode plays at this percent of the volume (venues like it quiet).
+        public var attractVolume = 100
         /// Where an operator's replacement sounds are: files named after a sound or tune
         /// ("zombieHit.wav", "menu.ogg"; `boardwalk sound-export` lists the names).
         public var soundsDir = "/etc/boardwalk/sounds"
@@ -95,6 +105,10 @@ public struct Settings: Equatable, Sendable {
         public var playMode = PlayMode.free
         public var creditsPerPlay = 1
         public var coinsPerCredit = 1
+        /// When the cabinet is open; outside, the panel is off and the sound muted.
+        public var hours = OpeningHours.always
+        /// Outside the hours, a touch shows a "closed" card for a minute.
+        public var closedCard = true
         public init() {}
     }
 

@@ -99,6 +99,15 @@ extension Settings {
             s.display.tty = v
             return nil
         },
+        Entry(key: "display.pixel_shift", get: { String($0.display.pixelShift) }) { s, v in
+            Parse.bool(v).map { s.display.pixelShift = $0 } == nil ? Parse.boolHelp : nil
+        },
+        Entry(key: "display.dim_after", get: { String($0.display.dimAfterMinutes) }) { s, v in
+            Parse.int(v, 0...1440).map { s.display.dimAfterMinutes = $0 } == nil ? "must be 0 (never) to 1440 minutes" : nil
+        },
+        Entry(key: "display.off_after", get: { String($0.display.offAfterMinutes) }) { s, v in
+            Parse.int(v, 0...1440).map { s.display.offAfterMinutes = $0 } == nil ? "must be 0 (never) to 1440 minutes" : nil
+        },
         Entry(key: "touch.device", get: { $0.touch.device ?? "auto" }) { s, v in
             guard !v.isEmpty else { return "expected auto, a /dev/input path or a device name" }
             s.touch.device = v == "auto" ? nil : v
@@ -140,6 +149,12 @@ extension Settings {
         },
         Entry(key: "audio.volume", get: { String($0.audio.volume) }) { s, v in
             Parse.int(v, 0...100).map { s.audio.volume = $0 } == nil ? "must be 0 to 100 (percent)" : nil
+        },
+        Entry(key: "audio.volume_max", get: { String($0.audio.volumeMax) }) { s, v in
+            Parse.int(v, 0...100).map { s.audio.volumeMax = $0 } == nil ? "must be 0 to 100 (percent)" : nil
+        },
+        Entry(key: "audio.attract_volume", get: { String($0.audio.attractVolume) }) { s, v in
+            Parse.int(v, 0...100).map { s.audio.attractVolume = $0 } == nil ? "must be 0 to 100 (percent of the volume)" : nil
         },
         Entry(key: "audio.sounds_dir", get: { $0.audio.soundsDir }) { s, v in
             guard v.hasPrefix("/") else { return "expected an absolute directory path" }
@@ -213,6 +228,16 @@ extension Settings {
         },
         Entry(key: "kiosk.coins_per_credit", get: { String($0.kiosk.coinsPerCredit) }) { s, v in
             Parse.int(v, 1...20).map { s.kiosk.coinsPerCredit = $0 } == nil ? "must be 1 to 20" : nil
+        },
+        Entry(key: "kiosk.hours", get: { $0.kiosk.hours.text }) { s, v in
+            guard let hours = OpeningHours(parsing: v) else {
+                return "expected always, HH:MM-HH:MM, or rules such as mon-fri 09:00-21:00, sat 10:00-22:00, sun closed"
+            }
+            s.kiosk.hours = hours
+            return nil
+        },
+        Entry(key: "kiosk.closed_card", get: { String($0.kiosk.closedCard) }) { s, v in
+            Parse.bool(v).map { s.kiosk.closedCard = $0 } == nil ? Parse.boolHelp : nil
         },
         Entry(key: "coin.key", get: { $0.coin.key.map(KeyMapper.name(ofCode:)) ?? "none" }) { s, v in
             if v == "none" { s.coin.key = nil; return nil }

@@ -175,7 +175,7 @@ private struct SoakState {
                 // Some type their initials, some walk away (the timeout and idle take over).
                 if rng.unit() < 0.5 { tapRandom() }
                 wait(rng.double(in: 2...40))
-            case .pin, .operatorMenu, .calibration:
+            case .pin, .operatorMenu, .calibration, .closed:
                 // Random touches never make the operator gesture; if one did, leave.
                 kiosk.goHome()
                 advance(HeadlessRunner.panelFrameInterval)

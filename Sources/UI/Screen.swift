@@ -15,6 +15,10 @@ public final class Screen {
     private var fullDamage = true
     public private(set) var lastDamage = DamageRegion()
     public var background = Theme.background
+    /// Moves the whole picture (and where touches land) by a few points: burn-in care.
+    public var contentOffset = Point.zero { didSet { if contentOffset != oldValue { fullDamage = true } } }
+    /// Darkens the picture (0: as drawn, 1: black) when there is no backlight to dim.
+    public var dim = 0.0 { didSet { if dim != oldValue { fullDamage = true } } }
 
     /// Layout scale: the short side holds at least 480 points and the long side 800, so
     /// 480x320 up to 1920x1080 (either orientation) get the same layouts, scaled.
@@ -60,7 +64,8 @@ public final class Screen {
         guard let scene else { return DamageRegion() }
         scene.advance(to: now)
         var damage = DamageRegion()
-        scene.collectDamage(&damage, parent: .identity, screenScale: scale, screenBounds: shadow.bounds)
+        let place = ViewTransform(offset: contentOffset, scale: 1)
+        scene.collectDamage(&damage, parent: place, screenScale: scale, screenBounds: shadow.bounds)
         if fullDamage {
             damage = DamageRegion(shadow.bounds)
             fullDamage = false
@@ -69,7 +74,11 @@ public final class Screen {
             var canvas = Canvas(surface: shadow, scale: scale)
             canvas.clip = rect
             shadow.clear(rect, to: background)
-            scene.drawTree(canvas, parent: .identity, screenScale: scale)
+            scene.drawTree(canvas, parent: place, screenScale: scale)
+            if dim > 0 {
+                canvas.fill(Rect(Double(rect.x) / scale, Double(rect.y) / scale, Double(rect.width) / scale + 1,
+                                     Double(rect.height) / scale + 1), Color.black.withAlpha(min(1, dim)))
+            }
         }
         lastDamage = damage
         return damage
@@ -81,7 +90,7 @@ public final class Screen {
         guard let scene else { return }
         switch event {
         case .touch(let t):
-            scene.handleTouch(t, location: Point(t.x / scale, t.y / scale))
+            scene.handleTouch(t, location: Point(t.x / scale - contentOffset.x, t.y / scale - contentOffset.y))
         case .key(let k):
             scene.handleKeyEvent(k)
         }
