@@ -71,8 +71,11 @@ public final class Kiosk {
     /// The backlight level before dimming (nil: not dimmed through the backlight).
     var dimmedFrom: Int?
     var appliedVolume: Int?
-    /// Switches the panel on or off (DPMS); nil: the picture goes black instead.
-    public var onPanelPower: ((Bool) -> Void)?
+    /// Switches the panel on or off (DPMS) and says whether it could; nil or false: the
+    /// picture goes black instead.
+    public var onPanelPower: ((Bool) -> Bool)?
+    /// Whether the panel is off through DPMS (then nothing needs drawing).
+    var panelPoweredOff = false
     /// The initials screen while it shows, and the result it is for.
     var initials: (scene: InitialsScene, result: GameResult)?
     private var seedCounter: UInt64
@@ -368,7 +371,7 @@ public final class Kiosk {
     }
 
     /// Nothing to draw behind a panel switched off.
-    public var wantsFrame: Bool { screen.wantsFrame && (panel != .off || onPanelPower == nil) }
+    public var wantsFrame: Bool { screen.wantsFrame && !panelPoweredOff }
 
     public func shutdown(now: Double) {
         self.now = max(self.now, now)

@@ -103,6 +103,9 @@ public final class LiveRunner {
         kiosk.brightnessReader = { backlight.percent() }
         kiosk.onBrightnessChange = { _ = backlight.setPercent($0) }
         kiosk.onVolumeChange = { [weak self] v in self?.audio?.setMasterVolume(Float(v) / 100) }
+        // Screen care and closing time switch the panel through DPMS; without a DRM
+        // display (offscreen) or without DPMS the kiosk blacks the picture instead.
+        if let drm { kiosk.onPanelPower = { on in drm.setPanelPower(on) } }
         kiosk.onExitToConsole = { [weak self] in
             Log.notice("operator chose exit to console: the kiosk stays stopped; 'systemctl start boardwalk' (or a restart) brings it back")
             self?.exitCode = Boardwalk.exitToConsoleStatus
@@ -223,6 +226,10 @@ public final class LiveRunner {
             let engine = try AudioEngine(config: audioConfig)
             audio = engine
             sound.target = engine.soundBoard
+            // The volume the kiosk wants now (attract, closing time) reaches the new mixer.
+            let apply = kiosk.onVolumeChange
+            kiosk.onVolumeChange = apply
+            kiosk.applyVolume()
         } catch {
             Log.warning("sound: \(error); running silent")
         }

@@ -133,7 +133,10 @@ extension Kiosk {
         let old = panel
         panel = target
         Log.info("panel: \(target)")
-        if old == .off { onPanelPower?(true) }
+        if old == .off && panelPoweredOff {
+            _ = onPanelPower?(true)
+            panelPoweredOff = false
+        }
         switch target {
         case .on:
             if let saved = dimmedFrom { onBrightnessChange?(saved) }
@@ -147,7 +150,8 @@ extension Kiosk {
                 screen.dim = ScreenCare.pictureDim
             }
         case .off:
-            if let onPanelPower { onPanelPower(false) } else { screen.dim = 1 }
+            panelPoweredOff = onPanelPower?(false) ?? false
+            if !panelPoweredOff { screen.dim = 1 }
             // Nobody is watching: no attract mode burning the CPU behind a dark panel.
             if case .attract = mode { goHome() }
         }

@@ -136,6 +136,9 @@ public protocol DRMDevice: AnyObject {
     func markDirty(framebuffer: UInt32)
     /// Reads the pending events without blocking; returns how many flips completed.
     func readEvents() throws(SystemError) -> Int
+    /// Switches the panel on a connector on or off through its DPMS property (the picture
+    /// and the mode stay; the screen sleeps).
+    func setPower(connector id: UInt32, on: Bool) throws(SystemError)
     func close()
 }
 
@@ -206,6 +209,24 @@ public final class DRMCard: DRMDevice {
     }
 
     public func setMaster() throws(SystemError) { try check(drmSetMaster(fd), "drmSetMaster") }
+
+    public func setPower(connector id: UInt32, on: Bool) throws(SystemError) {
+        guard let props = drmModeObjectGetProperties(fd, id, UInt32(DRM_MODE_OBJECT_CONNECTOR)) else {
+            throw SystemError("drmModeObjectGetProperties", "\(path) connector \(id)")
+        }
+        defer { drmModeFreeObjectProperties(props) }
+        for i in 0..<Int(props.pointee.count_props) {
+            let propertyID = props.pointee.props[i]
+            guard let property = drmModeGetProperty(fd, propertyID) else { continue }
+            defer { drmModeFreeProperty(property) }
+            let name = withUnsafeBytes(of: property.pointee.name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard name == "DPMS" else { continue }
+            let value = UInt64(on ? DRM_MODE_DPMS_ON : DRM_MODE_DPMS_OFF)
+            try check(drmModeConnectorSetProperty(fd, id, propertyID, value), "drmModeConnectorSetProperty(DPMS)")
+            return
+        }
+        throw SystemError("DPMS", "\(path) connector \(id) has no DPMS property", errno: ENOTSUP)
+    }
     public func dropMaster() throws(SystemError) { try check(drmDropMaster(fd), "drmDropMaster") }
 
     public func resources() throws(SystemError) -> CardResources {

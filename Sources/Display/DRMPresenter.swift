@@ -307,7 +307,26 @@ public final class DRMPresenter: Presenter {
         epollFD >= 0 ? epollFD : device.fileDescriptor
     }
 
-    public var isReadyForFrame: Bool { !flipPending && !vtReleased && !isShutDown }
+    public var isReadyForFrame: Bool { !flipPending && !vtReleased && !isShutDown && !isPanelOff }
+
+    /// The panel is switched off (DPMS): nothing is flipped until it is back.
+    public private(set) var isPanelOff = false
+
+    /// Switches the panel off (screen care, closing time) or on again, where the whole
+    /// picture is shown afresh. Returns whether the driver did it (no DPMS property: no).
+    @discardableResult
+    public func setPanelPower(_ on: Bool) -> Bool {
+        guard on == isPanelOff else { return true }
+        do {
+            try device.setPower(connector: output.connector.id, on: on)
+        } catch {
+            Log.warning("display: panel \(on ? "on" : "off") through DPMS: \(error)")
+            if !on { return false }
+        }
+        isPanelOff = !on
+        if on { needsFullRedraw = true }
+        return true
+    }
 
     /// The back buffer receives its stale damage (this frame's plus what it missed while
     /// the other buffer was on screen), then flips in.

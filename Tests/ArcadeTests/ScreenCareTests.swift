@@ -76,7 +76,7 @@ final class ScreenCareTests: XCTestCase {
             s.display.offAfterMinutes = 5
         }
         var power: [Bool] = []
-        runner.kiosk.onPanelPower = { power.append($0) }
+        runner.kiosk.onPanelPower = { power.append($0); return true }
         runner.advance(119)
         XCTAssertEqual(runner.kiosk.panel, .on)
         runner.advance(2)
@@ -104,6 +104,19 @@ final class ScreenCareTests: XCTestCase {
         runner.key("confirm")
         XCTAssertEqual(runner.kiosk.panel, .on)
         XCTAssertEqual(runner.kiosk.mode, .menu)
+    }
+
+    func testWithoutDPMSThePictureGoesBlack() throws {
+        let (runner, _) = try runner { $0.display.offAfterMinutes = 1 }
+        runner.kiosk.onPanelPower = { _ in false }
+        runner.advance(61)
+        XCTAssertEqual(runner.kiosk.panel, .off)
+        XCTAssertEqual(runner.kiosk.screen.dim, 1)
+        runner.advance(0.2)
+        let shot = runner.screenshot()
+        XCTAssertEqual(shot.pixel(x: 400, y: 240), Color.black, "the picture is black")
+        runner.tap([(400, 240)])
+        XCTAssertEqual(runner.kiosk.screen.dim, 0)
     }
 
     func testDimmingUsesTheBacklightWhenThereIsOne() throws {
@@ -156,7 +169,7 @@ final class ScreenCareTests: XCTestCase {
         var volumes: [Int] = []
         var power: [Bool] = []
         runner.kiosk.onVolumeChange = { volumes.append($0) }
-        runner.kiosk.onPanelPower = { power.append($0) }
+        runner.kiosk.onPanelPower = { power.append($0); return true }
         runner.advance(Kiosk.hoursCheckInterval + 1)
         XCTAssertEqual(runner.kiosk.mode, .closed)
         XCTAssertEqual(runner.kiosk.panel, .off)

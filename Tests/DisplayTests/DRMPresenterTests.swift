@@ -120,6 +120,22 @@ final class DRMPresenterTests: XCTestCase {
                        "display: permission denied opening /dev/dri/card0; run as a member of the 'video' group")
     }
 
+    func testPanelPowerThroughDPMSStopsFlipsUntilOn() throws {
+        let card = SimulatedCard(connectors: [hdmi(modes: [DisplayMode(width: 64, height: 48, isPreferred: true)])])
+        let p = try DRMPresenter(config: config, system: SimulatedSystem([card]))
+        let connector = try XCTUnwrap(card.connectors.first?.id)
+        XCTAssertTrue(p.setPanelPower(false))
+        XCTAssertEqual(card.power[connector], false)
+        XCTAssertFalse(p.isReadyForFrame, "no flips to a sleeping panel")
+        XCTAssertTrue(p.setPanelPower(true))
+        XCTAssertEqual(card.power[connector], true)
+        XCTAssertTrue(p.isReadyForFrame)
+        XCTAssertTrue(p.needsFullRedraw, "the whole picture again")
+        card.dpms = false
+        XCTAssertFalse(p.setPanelPower(false), "a driver without DPMS says no")
+        XCTAssertTrue(p.isReadyForFrame)
+    }
+
     func testPreferredDepth16ChoosesRGB565() throws {
         let card = SimulatedCard(connectors: [hdmi(modes: [DisplayMode(width: 480, height: 320, isPreferred: true)])])
         card.preferredDepth = 16

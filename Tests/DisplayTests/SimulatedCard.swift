@@ -29,6 +29,9 @@ final class SimulatedCard: DRMDevice {
     var scannedOut: UInt32 = 0
     var queuedFlip: UInt32?
     var closed = false
+    /// DPMS per connector (absent: on); `dpms = false` simulates a driver without it.
+    var power: [UInt32: Bool] = [:]
+    var dpms = true
 
     init(path: String = "/dev/dri/card0", connectors: [ConnectorInfo]) {
         self.path = path
@@ -64,6 +67,12 @@ final class SimulatedCard: DRMDevice {
     func resources() throws(SystemError) -> CardResources {
         CardResources(crtcs: crtcs, connectors: connectors.map(\.id))
     }
+    func setPower(connector id: UInt32, on: Bool) throws(SystemError) {
+        calls.append("setPower(\(id), \(on))")
+        guard dpms else { throw SystemError("DPMS", "simulated", errno: ENOTSUP) }
+        power[id] = on
+    }
+
     func connectorState(_ id: UInt32) throws(SystemError) -> ConnectionState {
         try connector(id).state
     }
