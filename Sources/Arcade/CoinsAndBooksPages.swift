@@ -4,7 +4,7 @@ import UI
 
 /// The operator pages behind the Service tab.
 public enum OperatorPageKind: Sendable {
-    case highScores, coins, books
+    case highScores, coins, books, screenCare, sound
 }
 
 /// Coins and credits: free play or credits, the price of a play and of a credit, the
@@ -119,5 +119,83 @@ final class BooksPage: OperatorPage {
         let lines = controls.games.count + (portrait ? 9 : 5)
         rowHeights[ObjectIdentifier(table)] = Double(lines) * 22 + 8
         super.layout()
+    }
+}
+
+/// Screen care and opening hours: dim and off after idle minutes, the pixel shift, the
+/// hours (a few common choices and whatever the config says) and the closed card.
+final class ScreenCarePage: OperatorPage {
+    static let minuteSteps = [0, 1, 2, 5, 10, 15, 30, 60, 120]
+    static let hourChoices = ["always", "09:00-21:00", "10:00-22:00", "08:00-20:00", "11:00-23:00",
+                              "mon-fri 09:00-18:00, sat+sun 10:00-20:00"]
+
+    init(controls: OperatorControls) {
+        super.init(controls: controls, title: \.screenCare)
+        let c = controls, words = self.words
+        func minutes(_ name: String, _ key: String) {
+            stepper(name, value: { words.minutesOrNever(Int(c.value(of: key)) ?? 0) },
+                    minus: { c.change(key, to: String(Self.step(Int(c.value(of: key)) ?? 0, by: -1))) },
+                    plus: { c.change(key, to: String(Self.step(Int(c.value(of: key)) ?? 0, by: 1))) })
+        }
+        minutes(words.dimAfter, "display.dim_after")
+        minutes(words.offAfter, "display.off_after")
+        toggle(words.pixelShift, "display.pixel_shift")
+        let previous = Button("◀", kind: .secondary) { [weak self] in self?.stepHours(-1) }
+        let next = Button("▶", kind: .secondary) { [weak self] in self?.stepHours(1) }
+        let hoursRow = SettingRow(name: words.openingHours, buttons: [previous, next])
+        hoursRow.stacksValue = true
+        add(hoursRow) { [weak hoursRow] in
+            let text = c.value(of: "kiosk.hours")
+            hoursRow?.valueLabel.text = text == "always" ? words.alwaysOpen : text
+        }
+        toggle(words.closedCard, "kiosk.closed_card")
+        refresh()
+    }
+
+    /// The next of `minuteSteps` up or down from `value`.
+    static func step(_ value: Int, by direction: Int) -> Int {
+        if direction > 0 { return minuteSteps.first { $0 > value } ?? minuteSteps.last! }
+        return minuteSteps.last { $0 < value } ?? 0
+    }
+
+    private func stepHours(_ by: Int) {
+        var choices = Self.hourChoices
+        let now = controls.value(of: "kiosk.hours")
+        if !choices.contains(now) { choices.append(now) }
+        let i = choices.firstIndex(of: now) ?? 0
+        controls.change("kiosk.hours", to: choices[(i + by + choices.count) % choices.count])
+        refresh()
+    }
+
+    private func toggle(_ name: String, _ key: String) {
+        let c = controls, words = self.words
+        let button = Button("", kind: .secondary)
+        let row = SettingRow(name: name, buttons: [button])
+        button.action = { [weak self] in
+            c.change(key, to: c.value(of: key) == "true" ? "false" : "true")
+            self?.refresh()
+        }
+        add(row) { [weak row, weak button] in
+            let on = c.value(of: key) == "true"
+            row?.valueLabel.text = on ? words.on : words.off
+            button?.title = on ? words.off : words.on
+        }
+    }
+}
+
+/// Sound limits: the highest volume the operator menu (and anyone) can set, and the share
+/// of it the attract mode plays at.
+final class SoundPage: OperatorPage {
+    init(controls: OperatorControls) {
+        super.init(controls: controls, title: \.soundLimits)
+        let c = controls, words = self.words
+        func percent(_ name: String, _ key: String) {
+            stepper(name, value: { "\(c.value(of: key))%" },
+                    minus: { c.change(key, to: String(max(0, (Int(c.value(of: key)) ?? 0) - 10))) },
+                    plus: { c.change(key, to: String(min(100, (Int(c.value(of: key)) ?? 0) + 10))) })
+        }
+        percent(words.volumeMax, "audio.volume_max")
+        percent(words.attractVolume, "audio.attract_volume")
+        refresh()
     }
 }

@@ -478,6 +478,17 @@ extension Kiosk: OperatorControls {
         }
         return result
     }
+    public func value(of key: String) -> String { settings.value(for: key) ?? "" }
+    /// Saves the operator's choice and applies it to the running kiosk at once.
+    public func change(_ key: String, to value: String) {
+        var next = settings
+        if let problem = next.apply(key: key, value: value) {
+            Log.warning("operator: \(key) = \(value) refused: \(problem)")
+            return
+        }
+        _ = store.setSetting(key, value, now: now)
+        apply(next)
+    }
     public func resetBooks() {
         store.resetBookkeeping(now: now)
         Log.notice("bookkeeping: counters reset by the operator")
@@ -488,6 +499,8 @@ extension Kiosk: OperatorControls {
         case .highScores: page = ScoreTablesScene(controls: self)
         case .coins: page = CoinsPage(controls: self)
         case .books: page = BooksPage(controls: self)
+        case .screenCare: page = ScreenCarePage(controls: self)
+        case .sound: page = SoundPage(controls: self)
         }
         page.onClose = { [weak self] in self?.showOperatorScene() }
         show(page)

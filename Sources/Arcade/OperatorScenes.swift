@@ -116,6 +116,10 @@ public protocol OperatorControls: AnyObject {
     func exportBooks() -> Result<String, Bookkeeping.Problem>
     func resetBooks()
     func showPage(_ page: OperatorPageKind)
+    /// Any setting by its config key, in its text form (the pages for screen care, hours
+    /// and sound limits use these).
+    func value(of key: String) -> String
+    func change(_ key: String, to value: String)
     func startCalibration()
     func exitToConsole()
 }
@@ -125,6 +129,9 @@ final class SettingRow: View {
     let nameLabel = Label("", style: Theme.body.with(alignment: .left))
     let valueLabel = Label("", style: Theme.body.with(weight: .bold, alignment: .center))
     var buttons: [Button] = []
+    /// The value on a line of its own under the name, shrunk to fit (long values such as
+    /// opening hours); narrow rows always stack.
+    var stacksValue = false { didSet { valueLabel.shrinksToFit = stacksValue } }
 
     init(name: String, buttons: [Button]) {
         super.init(frame: .zero)
@@ -140,7 +147,7 @@ final class SettingRow: View {
         // Steppers get square-ish buttons, words get room.
         let widths = buttons.map { $0.title.count > 2 ? 120.0 : 64.0 }
         var x = frame.width - widths.reduce(0) { $0 + $1 + 8 }
-        if x < 240 {
+        if x < 240 || stacksValue {
             // Narrow (portrait): the name over its value.
             nameLabel.frame = Rect(0, 0, x - 8, h / 2)
             valueLabel.frame = Rect(0, h / 2, x - 8, h / 2)
@@ -258,6 +265,10 @@ public final class OperatorScene: Scene {
         add(SettingRow(name: words.coinsAndCredits, buttons: [coins]), page: 2)
         let books = Button(words.open, kind: .secondary) { c.showPage(.books) }
         add(SettingRow(name: words.bookkeeping, buttons: [books]), page: 2)
+        let care = Button(words.set, kind: .secondary) { c.showPage(.screenCare) }
+        add(SettingRow(name: words.screenCare, buttons: [care]), page: 2)
+        let sound = Button(words.set, kind: .secondary) { c.showPage(.sound) }
+        add(SettingRow(name: words.soundLimits, buttons: [sound]), page: 2)
         let exit = Button(words.exit, kind: .secondary)
         exit.action = { [weak self] in
             guard let self else { return }

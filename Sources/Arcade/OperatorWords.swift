@@ -69,6 +69,19 @@ struct OperatorWords {
     var coinsPerCredit: String { t("Coins per credit", "每币投币数") }
     var creditsNow: String { t("Credits now", "现有币数") }
 
+    // Screen care, hours, sound limits
+    var screenCare: String { t("Screen and hours", "屏幕与营业时间") }
+    var dimAfter: String { t("Dim after", "变暗") }
+    var offAfter: String { t("Screen off after", "关屏") }
+    var pixelShift: String { t("Pixel shift", "防烧屏位移") }
+    var openingHours: String { t("Opening hours", "营业时间") }
+    var alwaysOpen: String { t("Always open", "全天") }
+    var closedCard: String { t("Closed card on touch", "休息时触摸显示提示") }
+    func minutesOrNever(_ n: Int) -> String { n == 0 ? t("Never", "从不") : t("\(n) min", "\(n) 分钟") }
+    var soundLimits: String { t("Sound limits", "音量限制") }
+    var volumeMax: String { t("Volume cap", "最大音量") }
+    var attractVolume: String { t("Attract volume", "演示音量") }
+
     // Bookkeeping
     var bookkeeping: String { t("Bookkeeping", "账目") }
     var books: String { t("Counters", "计数") }

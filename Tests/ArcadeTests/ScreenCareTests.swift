@@ -223,4 +223,56 @@ final class ScreenCareTests: XCTestCase {
         runner.kiosk.volume = 100
         XCTAssertEqual(runner.kiosk.volume, 60, "the operator menu stops at the cap")
     }
+
+    func testTheOperatorReachesEveryNewSetting() throws {
+        let (runner, store) = try makeRunner(self)
+        let k = runner.kiosk
+        XCTAssertEqual(ScreenCarePage.step(0, by: 1), 1)
+        XCTAssertEqual(ScreenCarePage.step(7, by: -1), 5)
+        XCTAssertEqual(ScreenCarePage.step(0, by: -1), 0)
+        k.change("display.dim_after", to: "5")
+        k.change("display.off_after", to: "15")
+        k.change("display.pixel_shift", to: "false")
+        k.change("kiosk.hours", to: "10:00-22:00")
+        k.change("kiosk.closed_card", to: "false")
+        k.change("audio.volume_max", to: "50")
+        k.change("audio.attract_volume", to: "20")
+        k.change("audio.volume_max", to: "500")
+        XCTAssertEqual(k.settings.audio.volumeMax, 50, "a bad value is refused")
+        XCTAssertEqual(k.care, ScreenCare(settings: k.settings.display), "applied at once")
+        XCTAssertEqual(k.care.dimAfter, 300)
+        for (key, value) in [("display.dim_after", "5"), ("display.off_after", "15"), ("display.pixel_shift", "false"),
+                             ("kiosk.hours", "10:00-22:00"), ("kiosk.closed_card", "false"),
+                             ("audio.volume_max", "50"), ("audio.attract_volume", "20")] {
+            XCTAssertEqual(store.setting(key), value, key)
+        }
+        // Saved settings come back at the next start.
+        var again = Settings()
+        _ = store.applySettings(to: &again)
+        XCTAssertEqual(again.kiosk.hours.text, "10:00-22:00")
+        XCTAssertEqual(again.display.offAfterMinutes, 15)
+    }
+
+    func testScreenCareAndSoundPages() throws {
+        for (width, height, language) in [(800, 480, Language.english), (480, 800, Language.chinese)] {
+            let dir = try makeTemporaryDirectory(self)
+            var settings = Settings()
+            settings.kiosk.stateDir = dir
+            settings.kiosk.dataDir = sourceRoot + "/data"
+            settings.kiosk.language = language
+            settings.display.dimAfterMinutes = 10
+            settings.kiosk.hours = OpeningHours(parsing: "mon-fri 09:00-18:00, sat+sun 10:00-20:00")!
+            let runner = try HeadlessRunner(settings: settings, width: width, height: height,
+                                            store: StateStore(directory: dir, now: 1), catalog: .standard)
+            runner.frameInterval = 1.0 / 20
+            let suffix = "\(width)x\(height)-\(language.rawValue)"
+            runner.kiosk.showPage(.screenCare)
+            runner.advance(0.2)
+            assertMatchesReference(runner.screenshot(), "operator-screen-care-\(suffix)")
+            runner.kiosk.showPage(.sound)
+            runner.advance(0.2)
+            assertMatchesReference(runner.screenshot(), "operator-sound-\(suffix)")
+            runner.kiosk.goHome()
+        }
+    }
 }
