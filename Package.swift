@@ -76,7 +76,7 @@ let package = Package(
         .testTarget(name: "MemoryMatchTests", dependencies: gameTestDependencies("MemoryMatch"), exclude: ["References"]),
         .testTarget(name: "BenchTests", dependencies: ["boardwalk-bench", "Platform"]),
         .testTarget(name: "ArcadeTests", dependencies: ["Arcade", "Platform", "Graphics", "Input", "Audio", "UI", "Display",
-                                                        "GameCore", "TestSupport"], exclude: ["References"]),
+                                                        "GameCore", "BeatZombies", "TestSupport"], exclude: ["References"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -578,7 +578,7 @@ def main():
             ("hardening: exposure <= 1.0", t.hardening),
             ("passer-by: no key chord stops, restarts or switches the kiosk", t.passer_by),
             ("read-only root, writable state", t.root_readonly),
-            ("a coin key press through QMP is counted on the state partition", t.coin),
+            ("a coin key press through QMP is counted in the state directory", t.coin),
             ("idle menu: CPU per thread, once started", t.idle_cpu),
             ("tap through the virtio tablet; sound in the wav", t.tap_and_sound),
             ("replayed touchscreen recording (evemu)", t.evemu),
