@@ -105,7 +105,6 @@ public final class Kiosk {
         creditMeter = CreditMeter(store: store, settings: settings.kiosk)
         care = ScreenCare(settings: settings.display)
         lastInput = now
-        store.countLastExit(now: now)
         idle = IdleTimer(idleToMenu: Double(settings.kiosk.idleToMenuSeconds),
                          menuToAttract: Double(settings.kiosk.menuToAttractSeconds), now: now)
         operatorGesture = OperatorGesture(width: Double(screen.pixelWidth), height: Double(screen.pixelHeight))

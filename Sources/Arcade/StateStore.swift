@@ -92,6 +92,7 @@ public final class StateStore {
             Log.notice("state: the previous run did not exit cleanly (crashes since install: \(counters["crashes"]!))")
         }
         counters["starts"] = StateStore.adding(counters["starts"] ?? 0, 1)
+        if isWritable { countLastExit(now: now) }
         markDirty(.counters, now: now)
         if isWritable {
             do {
@@ -208,13 +209,6 @@ public final class StateStore {
 
     /// Sets a counter to a value (state that is a number, such as the PIN pad's tries).
     public func setCounter(_ key: String, _ value: Int, now: Double = monotonicSeconds()) {
-        guard StateStore.isValidKey(key), value >= 0, counters[key] != value else { return }
-        counters[key] = value
-        markDirty(.counters, now: now)
-    }
-
-    /// Sets a counter that goes down as well as up (the credit meter).
-    func setCounter(_ key: String, _ value: Int, now: Double) {
         guard StateStore.isValidKey(key), value >= 0, counters[key] != value else { return }
         counters[key] = value
         markDirty(.counters, now: now)

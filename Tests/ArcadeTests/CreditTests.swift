@@ -38,7 +38,8 @@ final class CreditTests: XCTestCase {
     func testTheCoinKeyIsCoinOnlyWhereConfigured() {
         var mapper = KeyMapper()
         let press = RawInputEvent(time: 1, type: 1 /* EV_KEY */, code: 6 /* KEY_5 */, value: 1)
-        XCTAssertEqual(mapper.handle(press), [], "KEY_5 is nothing by default")
+        XCTAssertEqual(mapper.handle(press), [KeyEvent(key: .digit5, isPressed: true, time: 1)], "KEY_5 is a digit by default")
+        _ = mapper.handle(RawInputEvent(time: 1, type: 1, code: 6, value: 0))
         mapper.coinCode = 6
         XCTAssertEqual(mapper.handle(press), [KeyEvent(key: .coin, isPressed: true, time: 1)])
     }

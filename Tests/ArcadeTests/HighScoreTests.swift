@@ -247,6 +247,7 @@ final class HighScoreTests: XCTestCase {
         settings.kiosk.stateDir = dir
         settings.kiosk.dataDir = sourceRoot + "/data"
         settings.kiosk.language = .chinese
+        settings.kiosk.operatorPIN = HeadlessRunner.tourPIN
         let store = StateStore(directory: dir, now: 1)
         store.addHighScore("memory.best.4x4", entry(12, "MEM"), lowerIsBetter: true, now: 1)
         let runner = try HeadlessRunner(settings: settings, width: 480, height: 800, store: store, catalog: .standard)

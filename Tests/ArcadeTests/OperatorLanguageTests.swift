@@ -23,6 +23,7 @@ final class OperatorLanguageTests: XCTestCase {
             settings.kiosk.stateDir = dir
             settings.kiosk.dataDir = sourceRoot + "/data"
             settings.kiosk.language = language
+            settings.kiosk.operatorPIN = HeadlessRunner.tourPIN
             let store = StateStore(directory: dir, now: 1)
             let runner = try HeadlessRunner(settings: settings, width: width, height: height, store: store, catalog: .standard)
             runner.frameInterval = 1.0 / 20
