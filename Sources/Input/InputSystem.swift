@@ -227,9 +227,9 @@ public final class InputSystem {
             open.touch = TouchDecoder(info: info, transform: config.transform, deviceSerial: serial)
         case .keys(let info):
             open.keys = KeyMapper(axes: info.axes, deadzone: config.stickDeadzone, policy: config.keyboards)
-            // A full keyboard types the coin key only where the policy lets it type at all:
-            // a passer-by's keyboard must not insert credits.
-            if config.keyboards == .all || !device.capabilities.isFullKeyboard { open.keys?.coinCode = config.coinKey }
+            // Whatever the keyboard policy: arcade encoders (I-PAC and friends) are full
+            // keyboards, and their coin input is this key (docs/CONFIG.md, [coin]).
+            open.keys?.coinCode = config.coinKey
         case .ignored:
             // Closed again: an ignored device must not wake the loop.
             rejected.insert(name)

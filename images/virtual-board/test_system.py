@@ -331,13 +331,12 @@ class SystemTest:
     def coin(self):
         """A coin: the board profile makes KEY_5 the coin mech; QEMU's keyboard presses 5.
         The kiosk counts it in the state directory's counters, written before it is logged.
-        (That it survives an immediate power-off and a reboot needs a state disk that
-        outlives the guest: a check for when the virtual board has one.)"""
+        That it survives an immediate power-off is `coin_power_cut`'s."""
         def coins():
             rc, out = self.sh("sed -n 's/^coins=//p' /var/lib/boardwalk/counters")
             return int(out.strip() or 0) if rc == 0 else 0
         before = coins()
-        self.vb.key("5")
+        self.vb.chord("5")
         deadline = time.monotonic() + 30
         while coins() < before + 1 and time.monotonic() < deadline:
             time.sleep(1.0)
@@ -541,6 +540,59 @@ def state_partition_boot(kind, kernel, initrd, cmdline, workdir, results):
     print(f"{'PASS' if ok else 'FAIL'} {name} ({time.monotonic() - t0:.1f} s){': ' + detail if detail else ''}", flush=True)
 
 
+def coin_power_cut(kernel, initrd, cmdline, workdir, results):
+    """A coin, then the power goes the moment the kiosk has logged it (QEMU quits: no
+    shutdown, no sync), then the board boots again: the coin is on the state partition."""
+    name = "a coin through QMP survives an immediate power-off and a reboot"
+    t0 = time.monotonic()
+    sub = os.path.join(workdir, "coin-power-cut")
+    os.makedirs(sub, exist_ok=True)
+    disk = os.path.join(sub, "state.img")
+    vboard.make_state_disk(disk)
+    ok, detail = False, ""
+
+    def boot():
+        vb = vboard.VirtualBoard(sub, kernel, initrd, cmdline, state_disk=disk)
+        vb.start()
+        t = SystemTest(vb, None, sub)
+        m, _ = vb.wait_serial(r"BW-MARK ready uptime=([0-9.]+)", READY_TIMEOUT)
+        check(m, f"the kiosk never reported READY within {READY_TIMEOUT:.0f} s")
+        check(vb.wait_shell(300), "the guest's command channel never answered")
+        u = t.wait_active()
+        check(u.get("ActiveState") == "active", f"boardwalk.service is not active: {u}")
+        return vb, t
+
+    vb = None
+    try:
+        vb, t = boot()
+        vb.chord("5")
+        line = t.wait_journal("coin: 1 since", 60)
+        check(line, "the kiosk never logged the coin")
+        # Power off now: QEMU quits with the guest running (no unmount, no sync).
+        vb.stop()
+        vb, t = boot()
+        rc, out = vb.sh("sed -n 's/^coins=//p; s/^crashes=/crashes /p' /var/lib/boardwalk/counters")
+        fields = out.split()
+        check(rc == 0 and fields and fields[0] == "1", f"after the power cut the counters say {out.strip()!r}, not coins=1")
+        ok, detail = True, f"logged '{line}'; after power-off and reboot: coins={fields[0]}, {' '.join(fields[1:])}"
+    except Failed as e:
+        detail = str(e)
+    except Exception as e:
+        detail = f"{type(e).__name__}: {e}"
+        traceback.print_exc(file=sys.stderr)
+    finally:
+        if vb:
+            try:
+                rc, journal = vb.sh("journalctl -b --no-pager -o short-monotonic", timeout=60)
+                with open(os.path.join(sub, "journal.txt"), "w") as f:
+                    f.write(journal)
+            except Exception:
+                pass
+            vb.stop()
+    results.append(ok)
+    print(f"{'PASS' if ok else 'FAIL'} {name} ({time.monotonic() - t0:.1f} s){': ' + detail if detail else ''}", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--binary", default=os.environ.get("BOARDWALK_BIN", os.path.join(vboard.REPO, ".build/release/boardwalk")))
@@ -608,6 +660,8 @@ def main():
     if not args.only or "broken_state" in args.only.split(","):
         for kind in ("corrupt", "missing"):
             state_partition_boot(kind, kernel, initrd, cmdline, args.workdir, t.results)
+    if not args.only or "coin_power_cut" in args.only.split(","):
+        coin_power_cut(kernel, initrd, cmdline, args.workdir, t.results)
     passed = sum(t.results)
     failed = len(t.results) - passed
     print(f"artifacts in {args.workdir}; total {time.monotonic() - t0:.0f} s")
