@@ -440,10 +440,15 @@ class SystemTest:
         check(back <= RESTART_LIMIT, f"back on screen {back:.1f} s after SIGSEGV (limit {RESTART_LIMIT:g} s; {why})")
         return f"back on screen {back:.2f} s after SIGSEGV ({why})"
 
+    def watchdog_restarts(self):
+        rc, out = self.sh("sed -n 's/^watchdog_restarts=//p' /var/lib/boardwalk/counters")
+        return int(out.strip() or 0) if rc == 0 else 0
+
     def watchdog(self):
         u = self.wait_active()
         check(u.get("ActiveState") == "active", f"the kiosk is not running before the test: {u}")
         pid = u["MainPID"]
+        counted = self.watchdog_restarts()
         rc, out = self.sh(f"cut -d' ' -f1 /proc/uptime; kill -STOP {pid}")
         t_stop = float(out.split()[0])
         u = self.wait_restarted(pid, 90, quiet=12.0)
@@ -451,9 +456,15 @@ class SystemTest:
         back = int(u["ActiveEnterTimestampMonotonic"]) / 1e6 - t_stop
         rc, log = self.sh("journalctl -b -u boardwalk.service --no-pager | grep -i watchdog | tail -3")
         check("atchdog" in log, f"restarted, but not by the watchdog: {log.strip()}")
+        # The books: ExecStopPost's note-exit, read when the new run begins.
+        deadline = time.monotonic() + 30
+        while self.watchdog_restarts() <= counted and time.monotonic() < deadline:
+            time.sleep(2.0)
+        check(self.watchdog_restarts() == counted + 1,
+              f"the counters' watchdog_restarts went {counted} -> {self.watchdog_restarts()}, not up by one")
         why = self.breakdown(t_stop, u)
         self.kiosk_on_screen("07-after-watchdog")
-        return f"watchdog killed the frozen kiosk; back on screen {back:.1f} s after SIGSTOP ({why})"
+        return f"watchdog killed the frozen kiosk; back on screen {back:.1f} s after SIGSTOP ({why}); counted in the books"
 
     def stop(self):
         rc, out = self.sh("systemctl stop boardwalk.service; systemctl is-active boardwalk.service; "
