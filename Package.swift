@@ -29,6 +29,8 @@ let package = Package(
         shim("CSndfile", "sndfile", ["libsndfile1-dev"]),
         // Linux headers missing from the Glibc module (signalfd, timerfd); glibc itself, nothing to link.
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
+        // alsa-lib's C-variadic error handler, which Swift cannot implement portably.
+        .target(name: "CALSAQuiet", dependencies: ["CALSA"]),
 
         // System calls as thrown errors, files, clocks, logging: used by every layer.
         .target(name: "Platform", dependencies: ["CLinux"]),
@@ -37,7 +39,7 @@ let package = Package(
         .target(name: "ScreenGeometry"),
         .target(name: "Graphics", dependencies: ["ScreenGeometry", "Platform", "CPixman", "CFreeType", "CPNG"]),
         .target(name: "Input", dependencies: ["ScreenGeometry", "Platform", "CEvdev"]),
-        .target(name: "Audio", dependencies: ["Platform", "CALSA", "CSndfile"]),
+        .target(name: "Audio", dependencies: ["Platform", "CALSA", "CALSAQuiet", "CSndfile"]),
         // Copy-out's turned and converting loops: plain C that vectorizes (SSE2/AVX2, NEON).
         .target(name: "CopyKernels"),
         .target(name: "Display", dependencies: ["ScreenGeometry", "Platform", "Graphics", "CDRM", "CPixman", "CopyKernels"]),

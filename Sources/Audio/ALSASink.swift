@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CALSA
+import CALSAQuiet
 import Platform
 import Synchronization
 
@@ -23,13 +24,9 @@ public struct AudioDeviceError: Error, CustomStringConvertible, Sendable {
 /// with a reopen every few seconds that would flood the journal. Our errors already say
 /// what failed, so its lines go to the debug log instead (the handler is per thread).
 func quietALSALibraryMessages() {
-    _ = snd_lib_error_set_local { _, _, function, _, format, arguments in
-        guard let format, let arguments else { return }
-        var text = [CChar](repeating: 0, count: 256)
-        _ = vsnprintf(&text, text.count, format, arguments)
-        let place = function.map { String(cString: $0) } ?? "?"
-        let bytes = text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
-        Log.debug("alsa-lib \(place): \(String(decoding: bytes, as: UTF8.self))")
+    boardwalk_alsa_quiet { line in
+        guard let line else { return }
+        Log.debug("alsa-lib \(String(cString: line))")
     }
 }
 

@@ -111,6 +111,19 @@ final class ALSATests: XCTestCase {
         XCTAssertEqual(sink.framesWritten, 0)
     }
 
+    func testALSALibraryErrorsGoToTheDebugLog() {
+        let log = LogCapture()
+        let minimum = Log.minimum
+        Log.minimum = .debug
+        defer { log.restore(); Log.minimum = minimum }
+        var config = AudioConfig()
+        config.device = "boardwalk_no_such_pcm"
+        XCTAssertThrowsError(try ALSAPCM(config: config))
+        // alsa-lib's own line ("Unknown PCM ..."), formatted by the C handler, at debug level.
+        let lines = log.all.filter { $0.contains("alsa-lib") }
+        XCTAssertTrue(lines.contains { $0.hasPrefix("<7>alsa-lib ") && $0.contains("boardwalk_no_such_pcm") }, "\(log.all)")
+    }
+
     func testMixerControlErrorsNameTheCardAndControl() {
         XCTAssertThrowsError(try ALSAMixerControl.apply(card: "hw:97", control: "PCM", volumePercent: 80)) { error in
             XCTAssertTrue("\(error)".contains("hw:97"), "\(error)")
