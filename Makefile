@@ -4,7 +4,11 @@ BUILD_FLAGS ?= -c release --static-swift-stdlib
 BIN = .build/release/boardwalk
 SHOTS ?= out/shots
 
-.PHONY: deps test-deps bench-deps build run test unit-test system-test bench install clean
+ARM64_BIN = out/arm64/boardwalk
+# cross (Debian's amd64 Swift with an arm64 sysroot) or emulated (arm64 Swift under qemu-user).
+ARM64_MODE ?= cross
+
+.PHONY: deps test-deps bench-deps build run test unit-test system-test bench arm64 arm64-test install clean
 
 deps:
 	scripts/install-deps.sh build
@@ -33,6 +37,19 @@ system-test: build test-deps
 	python3 scripts/offscreen-check.py --binary $(BIN)
 	python3 images/virtual-board/test_system.py --binary $(BIN)
 	python3 scripts/display-board-check.py --binary $(BIN) --rotations 0,90
+	$(MAKE) --no-print-directory arm64-test
+
+# The kiosk for arm64 boards (Debian 13 / Raspberry Pi OS trixie), built here with Debian's
+# Swift 6.0.3 (images/arm64/build.sh; the toolchain roots are cached in /var/cache/boardwalk).
+arm64:
+	scripts/install-deps.sh arm64
+	images/arm64/build.sh $(ARM64_MODE) $(ARM64_BIN)
+
+# arm64 checked from this x86 machine: the same screenshots as the x86 build (under
+# qemu-user), the arm64 virtual board, and a Pi card opened without loop devices.
+arm64-test: arm64 build
+	python3 scripts/arm64-shots-check.py --x86 $(BIN) --arm64 $(ARM64_BIN)
+	python3 images/virtual-board/test_system.py --binary $(ARM64_BIN) --host-binary $(BIN) --workdir out/system-test-arm64
 
 SYSTEM_TEST ?= $(if $(CI),1,0)
 test: unit-test

@@ -4,9 +4,10 @@
 
 BW_IMAGES=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 BW_REPO=$(cd "$BW_IMAGES/.." && pwd)
-BW_CACHE=${BOARDWALK_IMAGE_CACHE:-$BW_IMAGES/build}
+# Outside the repo: CI runs in a fresh clone each time, and a cache there would never be reused.
+BW_CACHE=${BOARDWALK_IMAGE_CACHE:-/var/cache/boardwalk/images}
 BW_SUITE=${BOARDWALK_SUITE:-bookworm}
-mkdir -p "$BW_CACHE"
+mkdir -p "$BW_CACHE" 2>/dev/null || true
 
 bw_log() { echo "[images] $*" >&2; }
 bw_die() { echo "[images] error: $*" >&2; exit 1; }
@@ -62,6 +63,96 @@ bw_root_tar() {
     mv "$out.part.tar" "$out"
     find "$BW_CACHE" -maxdepth 1 -name "root-$arch-*.tar" ! -name "$(basename "$out")" -delete
     echo "$out"
+}
+
+# bw_foreign_arch ARCH: makes sure this machine can run ARCH's programs (qemu-user through
+# binfmt_misc), as mmdebstrap and an arm64 build root need. Nothing to do on ARCH itself.
+bw_foreign_arch() {
+    case "$1:$(dpkg --print-architecture)" in amd64:amd64|arm64:arm64) return ;; esac
+    [ -e /proc/sys/fs/binfmt_misc/status ] || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
+    [ -e "/proc/sys/fs/binfmt_misc/qemu-$(bw_qemu_cpu "$1")" ] || update-binfmts --enable >&2 ||
+        bw_die "no binfmt_misc entry for $1 (scripts/install-deps.sh arm64)"
+}
+bw_qemu_cpu() { case "$1" in arm64) echo aarch64 ;; amd64) echo x86_64 ;; *) echo "$1" ;; esac; }
+
+# bw_root_dir SUITE ARCH LISTFILE...: a Debian root as a directory (apt variant: a build
+# root, not an image), cached under $BW_CACHE and keyed by suite, arch and package list.
+# Prints its path.
+bw_root_dir() {
+    local suite=$1 arch=$2; shift 2
+    local pkgs key out
+    pkgs=$(bw_list "$@")
+    key=$(bw_key "$suite" "$arch" "$pkgs" "root-dir-v1")
+    out=$BW_CACHE/rootdir-$suite-$arch-$key
+    if [ -f "$out/.complete" ]; then bw_log "build root: cached $(basename "$out")"; echo "$out"; return; fi
+    bw_foreign_arch "$arch"
+    bw_log "build root: mmdebstrap $suite $arch ($pkgs)"
+    rm -rf "$out.part"
+    mmdebstrap --variant=apt --architecture="$arch" --include="$pkgs" \
+        --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*' \
+        --dpkgopt='path-exclude=/usr/share/locale/*' \
+        --aptopt='APT::Install-Recommends "false"' \
+        "$suite" "$out.part" "deb http://deb.debian.org/debian $suite main" >&2
+    touch "$out.part/.complete"
+    rm -rf "$out"; mv "$out.part" "$out"
+    # Older roots of this suite and arch are dead weight (gigabytes each).
+    find "$BW_CACHE" -maxdepth 1 -name "rootdir-$suite-$arch-*" ! -name "$(basename "$out")" -exec rm -rf {} +
+    echo "$out"
+}
+
+# bw_apt SUITE ARCH apt-get|apt-cache ARGS...: apt against Debian's SUITE for ARCH (main and
+# non-free-firmware), with its own lists under $BW_CACHE: the host's apt setup is left alone
+# and any host (a bookworm amd64 CI machine) can fetch trixie's arm64 kernel. Lists are
+# refreshed when older than a day.
+bw_apt() {
+    local suite=$1 arch=$2 tool=$3; shift 3
+    local d=$BW_CACHE/apt-$suite-$arch
+    local opts=(-o "Dir::State::Lists=$d/lists" -o "Dir::Cache=$d/cache" -o "Dir::Etc::SourceList=$d/sources.list"
+                -o Dir::Etc::SourceParts=/nonexistent -o "APT::Architecture=$arch" -o "APT::Architectures=$arch"
+                -o Dir::State::status=/dev/null)
+    if [ -z "$(find "$d/lists" -maxdepth 1 -name '*_Packages' -mmin -1440 2>/dev/null)" ]; then
+        mkdir -p "$d/lists/partial" "$d/cache/archives/partial"
+        echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $suite main non-free-firmware" > "$d/sources.list"
+        apt-get "${opts[@]}" update -qq >&2
+    fi
+    "$tool" "${opts[@]}" "$@"
+}
+
+# bw_kernel SUITE ARCH MODULE...: Debian's kernel for ARCH from SUITE, unpacked, with only the
+# named modules and what they depend on. Cached; prints the directory, which holds vmlinuz,
+# version and mods/lib/modules/VERSION.
+bw_kernel() {
+    local suite=$1 arch=$2; shift 2
+    local pkg kdir kver m f rel
+    pkg=$(bw_apt "$suite" "$arch" apt-cache depends "linux-image-$arch" 2>/dev/null |
+          sed -n 's/.*Depends: \(linux-image-[0-9].*\)/\1/p' | head -1)
+    [ -n "$pkg" ] || bw_die "Debian $suite knows no linux-image-$arch"
+    kdir=$BW_CACHE/kernel-$pkg-$(bw_key "$*")
+    if [ -s "$kdir/vmlinuz" ]; then bw_log "kernel: cached $pkg"; echo "$kdir"; return; fi
+    bw_log "kernel: $pkg ($*)"
+    rm -rf "$kdir.part"; mkdir -p "$kdir.part/deb"
+    (cd "$kdir.part/deb" && bw_apt "$suite" "$arch" apt-get download "$pkg" >&2)
+    dpkg-deb -x "$kdir.part"/deb/*.deb "$kdir.part/full"
+    kver=${pkg#linux-image-}
+    # Modules under /usr/lib (trixie) or /lib (bookworm).
+    local mroot=$kdir.part/full
+    [ -d "$mroot/lib/modules/$kver" ] || mroot=$kdir.part/full/usr
+    depmod -b "$mroot" "$kver"
+    mkdir -p "$kdir.part/mods/lib/modules/$kver"
+    cp "$mroot/lib/modules/$kver"/modules.{order,builtin,builtin.modinfo} "$kdir.part/mods/lib/modules/$kver/"
+    for m in "$@"; do
+        # Each module and everything it depends on ("builtin" lines have nothing to copy).
+        modprobe -d "$mroot" -S "$kver" --show-depends "$m" | awk '$1=="insmod"{print $2}'
+    done | sort -u | while read -r f; do
+        rel=${f#"$mroot"}
+        install -D -m 0644 "$f" "$kdir.part/mods$rel"
+    done
+    depmod -b "$kdir.part/mods" "$kver"
+    cp "$kdir.part/full/boot/vmlinuz-$kver" "$kdir.part/vmlinuz"
+    echo "$kver" > "$kdir.part/version"
+    rm -rf "$kdir.part/full" "$kdir.part/deb"
+    rm -rf "$kdir"; mv "$kdir.part" "$kdir"
+    echo "$kdir"
 }
 
 # bw_install_system ROOT: the unit, its user, tmpfiles, udev rules, and a quiet console:

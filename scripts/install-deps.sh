@@ -3,6 +3,9 @@
 #   scripts/install-deps.sh build   - to build and run the kiosk
 #   scripts/install-deps.sh test    - also what the tests need
 #   scripts/install-deps.sh bench   - also what `make bench` needs (the SDL2 peer)
+#   scripts/install-deps.sh arm64   - also what building and checking arm64 on x86 needs
+# With no Swift on the PATH, Debian 13 / Raspberry Pi OS (trixie) get Debian's own
+# `swiftlang` (6.0.3): on a Pi that is the toolchain.
 set -eu
 build="pkg-config libdrm-dev libevdev-dev libasound2-dev libpixman-1-dev libfreetype-dev
        libpng-dev libsndfile1-dev fonts-dejavu-core fonts-wqy-microhei fonts-noto-color-emoji"
@@ -11,18 +14,41 @@ build="pkg-config libdrm-dev libevdev-dev libasound2-dev libpixman-1-dev libfree
 test="$build unicode-cldr-core sox python3-numpy qemu-system-x86 mmdebstrap cpio kmod binutils systemd busybox-static"
 # The bench's peer (bench/peers/sdl2-peer.c): SDL2 and its text and PNG companions.
 bench="$build gcc libc6-dev libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev"
+# arm64 on x86: qemu-user through binfmt_misc (arm64 roots, the arm64 kiosk's screenshots),
+# the arm64 virtual board, and the Pi card's file systems (built without loop devices).
+arm64="$test qemu-user-static binfmt-support arch-test qemu-system-arm mtools dosfstools e2fsprogs fdisk"
 case "${1:-build}" in
   build) want=$build ;;
   test) want=$test ;;
   bench) want=$bench ;;
-  *) echo "usage: $0 build|test|bench" >&2; exit 2 ;;
+  arm64) want=$arm64 ;;
+  *) echo "usage: $0 build|test|bench|arm64" >&2; exit 2 ;;
 esac
+sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
+if ! command -v "${SWIFT:-swift}" >/dev/null 2>&1; then
+  # Debian 13 packages Swift; its static link needs the C++ library's -dev package.
+  if apt-cache show swiftlang >/dev/null 2>&1 || { $sudo apt-get update -qq && apt-cache show swiftlang >/dev/null 2>&1; }; then
+    want="$want swiftlang"
+    for p in libstdc++-14-dev libstdc++-15-dev; do
+      apt-cache show "$p" >/dev/null 2>&1 && { want="$want $p"; break; }
+    done
+  else
+    echo "install-deps: no Swift found and this Debian has no swiftlang package (Debian 13 has):" >&2
+    echo "  install Swift 6 from swift.org and put it on the PATH" >&2
+  fi
+fi
 missing=""
 for p in $want; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
-echo "installing:$missing"
-sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing
+if [ -n "$missing" ]; then
+  echo "installing:$missing"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing
+fi
+if [ "${1:-}" = arm64 ] && [ "$(dpkg --print-architecture)" != arm64 ]; then
+  # binfmt_misc is not mounted on every machine (containers, minimal VMs); then the
+  # qemu-user entries can only be registered once it is.
+  [ -e /proc/sys/fs/binfmt_misc/status ] || $sudo mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
+  [ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ] || $sudo update-binfmts --enable qemu-aarch64
+fi
