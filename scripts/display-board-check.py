@@ -15,7 +15,7 @@ runs `display-test` on /dev/tty1, and checks that
      and modeset, and the picture is the same again;
   4. after SIGTERM the screen shows the text console again.
 DIR holds `vmlinuz` and `mods/lib/modules/VERSION` with virtio_gpu (the virtual board's
-kernel cache, images/build/kernel-*). Needs qemu-system-x86_64, busybox (busybox-static)
+kernel cache, /var/cache/boardwalk/images/kernel-*-amd64-*). Needs qemu-system-x86_64, busybox (busybox-static)
 and cpio. Python 3 standard library only. The last line is 'N passed, N failed'.
 """
 import argparse
@@ -32,8 +32,8 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def find_kernel_dir():
-    for pattern in (os.path.join(REPO, "images", "build", "kernel-*"),
-                    os.path.join(REPO, "..", "system", "images", "build", "kernel-*")):
+    cache = os.environ.get("BOARDWALK_IMAGE_CACHE", "/var/cache/boardwalk/images")
+    for pattern in (os.path.join(cache, "kernel-linux-image-*-amd64-*"),):
         for d in sorted(glob.glob(pattern)):
             if os.path.exists(os.path.join(d, "vmlinuz")):
                 return os.path.abspath(d)
