@@ -12,8 +12,14 @@ mkdir -p "$BW_CACHE" 2>/dev/null || true
 bw_log() { echo "[images] $*" >&2; }
 bw_die() { echo "[images] error: $*" >&2; exit 1; }
 
-# Package names from list files, comments and blank lines dropped, comma-joined.
-bw_list() { sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$@" | tr -d ' \t' | paste -sd, -; }
+# Package names from list files (comments and blank lines dropped) and from arguments that
+# are not files (package names, comma-separated), comma-joined.
+bw_list() {
+    local a
+    for a in "$@"; do
+        if [ -f "$a" ]; then sed -e 's/#.*//' "$a"; else printf '%s\n' "$a" | tr ',' '\n'; fi
+    done | tr -d ' \t' | sed '/^$/d' | paste -sd, -
+}
 
 # A short hash of files and strings, for cache keys.
 bw_key() {
@@ -36,7 +42,7 @@ bw_profile_get() {
         }' "$1"
 }
 
-# bw_root_tar ARCH LISTFILE...: a minimal Debian root (mmdebstrap tar), cached.
+# bw_root_tar ARCH LISTFILE|PACKAGES...: a minimal Debian root (mmdebstrap tar), cached.
 # Prints the tar's path.
 bw_root_tar() {
     local arch=$1; shift
@@ -50,7 +56,9 @@ bw_root_tar() {
     # merged-usr hook: /usr merged without the usrmerge package (which drags in perl).
     # Documentation, manuals and translations are dropped: nobody reads them on a kiosk.
     # Copyright files stay (licences travel with the binaries).
+    # non-free-firmware: raspi-firmware (the Pi cards).
     mmdebstrap --variant=minbase --architecture="$arch" --include="$pkgs" \
+        --components=main,non-free-firmware \
         --dpkgopt='path-exclude=/usr/share/man/*' \
         --dpkgopt='path-exclude=/usr/share/info/*' \
         --dpkgopt='path-exclude=/usr/share/locale/*' \

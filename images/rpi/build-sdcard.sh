@@ -1,72 +1,72 @@
 #!/usr/bin/env bash
-# Builds an SD-card image for a Raspberry Pi board profile.
+# Builds an SD-card image for a Raspberry Pi board profile from Debian 13's archive, the
+# way Debian's own Raspberry Pi images are made: linux-image-arm64 (its DTBs included)
+# and raspi-firmware, whose kernel hooks put the firmware, kernel, initramfs and DTBs in
+# /boot/firmware and write a config.txt with arm_64bit=1.
 #
-#   images/rpi/build-sdcard.sh BOARD ARM64_BINARY OUT.img [mmdebstrap option...]
-#   BOARDWALK_ROOT=DIR images/rpi/build-sdcard.sh ...   (use a root made elsewhere, e.g. by
-#                                     mmdebstrap on an arm64 machine; it is modified in place)
-#   e.g. images/rpi/build-sdcard.sh rpi4-official-7in boardwalk-arm64 out/rpi4.img \
-#            --keyring=/usr/share/keyrings/raspberrypi-archive-keyring.gpg
+#   images/rpi/build-sdcard.sh BOARD ARM64_BINARY OUT.img
+#   e.g. images/rpi/build-sdcard.sh rpi4-official-7in out/arm64/boardwalk out/rpi4.img
+#
+# The Raspberry Pi kernel instead (Pi 5; the overlays Debian lacks, such as the 7" DSI
+# panel's and the SPI panels'): BOARDWALK_RPI_SOURCES=FILE names an apt source file for
+# the Raspberry Pi OS archive, and its keyring goes in BOARDWALK_RPI_KEYRING; the profile's
+# [boot] rpi_os_kernel is then installed. See images/README.md.
 #
 # Layout (MBR, partitions 4 MiB aligned):
-#   1  FAT32 "BW-BOOT"   256 MiB  firmware, kernel, DTBs, overlays, config.txt, cmdline.txt
+#   1  FAT32 "BW-BOOT"   256 MiB  firmware, kernel, initramfs, DTBs, config.txt, cmdline.txt
 #   2  ext4  "bw-root"            the Debian root, mounted read-only
 #   3  ext4  "bw-state"   64 MiB  /var/lib/boardwalk: scores and settings, the only
-#                                 writable place on the card
+#                                 writable place on the card (nofail: a broken one
+#                                 does not stop the boot)
 #
-# Needs root, mmdebstrap, dosfstools, mtools, e2fsprogs and fdisk; and either an arm64
-# machine or qemu-user-static with binfmt_misc (mmdebstrap runs the arm64 maintainer
-# scripts through it). The kernel and firmware packages named in the profile's [boot]
-# (linux-image-rpi-v8 / linux-image-rpi-2712, raspi-firmware) come from the Raspberry Pi
-# OS archive: put its apt source in BOARDWALK_RPI_SOURCES (a sources.list or .sources
-# file) and pass its keyring with --keyring. See images/README.md.
+# Needs root, mmdebstrap, dosfstools, mtools, e2fsprogs, fdisk and qemu-user-static with
+# binfmt_misc (scripts/install-deps.sh arm64). No loop devices: the file systems are made
+# from directories (mkfs.ext4 -d, mcopy) and put together with sfdisk and dd.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
+BOARDWALK_SUITE=${BOARDWALK_SUITE:-trixie}
 source "$HERE/../lib.sh"
 
-board=${1:?usage: build-sdcard.sh BOARD ARM64_BINARY OUT.img [mmdebstrap option...]}
+board=${1:?usage: build-sdcard.sh BOARD ARM64_BINARY OUT.img}
 bin=${2:?usage: build-sdcard.sh BOARD ARM64_BINARY OUT.img}
 img=${3:?usage: build-sdcard.sh BOARD ARM64_BINARY OUT.img}
-shift 3
 profile=$BW_REPO/boards/$board.conf
 [ -f "$profile" ] || bw_die "no board profile $profile"
 [ "$(bw_profile_get "$profile" board arch)" = arm64 ] || bw_die "$board is not an arm64 board"
 [ "$(id -u)" = 0 ] || bw_die "needs root (file owners and device nodes in the root)"
 for tool in mmdebstrap mkfs.vfat mcopy mkfs.ext4 sfdisk readelf systemd-sysusers; do
-    command -v "$tool" >/dev/null || bw_die "$tool is missing (apt-get install mmdebstrap dosfstools mtools e2fsprogs fdisk binutils)"
+    command -v "$tool" >/dev/null || bw_die "$tool is missing (scripts/install-deps.sh arm64)"
 done
 case "$(readelf -h "$bin" 2>/dev/null | sed -n 's/.*Machine: *//p')" in
     *AArch64*) ;;
-    *) bw_die "$bin is not an arm64 binary (see images/README.md: building for arm64)" ;;
+    *) bw_die "$bin is not an arm64 binary (make arm64)" ;;
 esac
-
-kernel=$(bw_profile_get "$profile" boot kernel | tr ' ' ',')
-firmware=$(bw_profile_get "$profile" boot firmware | tr ' ' ',')
 config_txt=$BW_REPO/boards/$(bw_profile_get "$profile" boot config_txt)
 [ -f "$config_txt" ] || bw_die "the profile names no config.txt fragment beside it"
+bw_foreign_arch arm64
 
 work=$(mktemp -d "$BW_CACHE/sdcard.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-root=${BOARDWALK_ROOT:-$work/root}
+root=$work/root
+mkdir -p "$root"
 
-# The root: Debian + the kiosk's packages + the Pi kernel and firmware. raspi-firmware's
-# kernel hooks copy the kernel, DTBs and overlays into /boot/firmware as they install.
-mirrors=()
+# The root: Debian + the kiosk's packages + kernel and firmware, cached as a tar (the
+# maintainer scripts run under qemu-user; mkinitramfs alone takes a while there).
 if [ -n "${BOARDWALK_RPI_SOURCES:-}" ]; then
-    # Naming one source replaces mmdebstrap's default: name Debian's too (the host's).
-    mirrors=(/etc/apt/sources.list.d/debian.sources "$BOARDWALK_RPI_SOURCES")
-fi
-if [ -z "${BOARDWALK_ROOT:-}" ]; then
-bw_log "root: mmdebstrap $BW_SUITE arm64 for $board"
-mmdebstrap --variant=minbase --architecture=arm64 \
-    --include="$(bw_list "$BW_IMAGES/packages.txt"),$kernel,$firmware" \
-    --dpkgopt='path-exclude=/usr/share/man/*' \
-    --dpkgopt='path-exclude=/usr/share/locale/*' \
-    --dpkgopt='path-include=/usr/share/locale/locale.alias' \
-    --dpkgopt='path-exclude=/usr/share/doc/*' \
-    --dpkgopt='path-include=/usr/share/doc/*/copyright' \
-    --aptopt='APT::Install-Recommends "false"' \
-    --hook-dir=/usr/share/mmdebstrap/hooks/merged-usr \
-    "$@" "$BW_SUITE" "$root" "${mirrors[@]}" >&2
+    kernel=$(bw_profile_get "$profile" boot rpi_os_kernel)
+    [ -n "$kernel" ] || bw_die "$board names no rpi_os_kernel"
+    bw_log "root: Raspberry Pi OS kernel $kernel (BOARDWALK_RPI_SOURCES)"
+    mmdebstrap --variant=minbase --architecture=arm64 \
+        --include="$(bw_list "$BW_IMAGES/packages.txt" "$kernel" raspi-firmware)" \
+        --aptopt='APT::Install-Recommends "false"' ${BOARDWALK_RPI_KEYRING:+--keyring="$BOARDWALK_RPI_KEYRING"} \
+        "$BW_SUITE" "$root" "deb http://deb.debian.org/debian $BW_SUITE main non-free-firmware" \
+        "$BOARDWALK_RPI_SOURCES" >&2
+else
+    kernel=$(bw_profile_get "$profile" boot kernel)
+    [ "$kernel" = linux-image-arm64 ] ||
+        bw_die "$board needs $kernel, which Debian does not have: set BOARDWALK_RPI_SOURCES (images/README.md)"
+    tar=$(bw_root_tar arm64 "$BW_IMAGES/packages.txt" "$kernel,raspi-firmware")
+    tar -C "$root" -xf "$tar"
 fi
 
 bw_install_system "$root"
@@ -76,8 +76,7 @@ bw_set_pin "$root" "${PIN:-}"
 bw_lib_names "$root" > "$work/libs"
 bw_check_libs "$bin" "$work/libs"
 
-# Partition ids: the kernel finds its root by PARTUUID (no initramfs needed: the Pi
-# kernels have MMC and ext4 built in).
+# Partition ids: the initramfs finds the root by PARTUUID.
 disk_id=$(od -An -N4 -tx4 /dev/urandom | tr -d ' ')
 uid=$(awk -F: '$1=="boardwalk"{print $3":"$4}' "$root/etc/passwd")
 
@@ -94,14 +93,21 @@ tmpfs                 /var/tmp            tmpfs  mode=1777,nosuid,nodev,size=8M 
 EOF
 : > "$root/etc/machine-id"   # systemd puts a transient one over it on a read-only root
 
-# Firmware partition: what the kernel hooks put in /boot/firmware, plus the profile's
-# config.txt and a cmdline.txt pointing at the read-only root.
+# Firmware partition: what raspi-firmware's hooks put in /boot/firmware (firmware, kernel,
+# initramfs, DTBs, a config.txt naming them), the profile's config.txt lines after the
+# generated ones, and a cmdline.txt pointing at the read-only root.
 boot=$root/boot/firmware
-mkdir -p "$boot"
-cp "$config_txt" "$boot/config.txt"
+ls "$boot"/start*.elf >/dev/null 2>&1 || bw_die "no start*.elf in /boot/firmware: raspi-firmware did not install"
+compgen -G "$boot/vmlinuz-*" >/dev/null || compgen -G "$boot/kernel*.img" >/dev/null ||
+    bw_die "no kernel in /boot/firmware: the kernel hooks did not run"
+{
+    [ -f "$boot/config.txt" ] && cat "$boot/config.txt"
+    echo
+    echo "# boards/$(basename "$config_txt")"
+    cat "$config_txt"
+} > "$work/config.txt"
+mv "$work/config.txt" "$boot/config.txt"
 echo "$(bw_cmdline "$profile") root=PARTUUID=$disk_id-02 rootfstype=ext4 ro" > "$boot/cmdline.txt"
-ls "$boot"/*.elf >/dev/null 2>&1 || bw_log "warning: no start*.elf in /boot/firmware: is $firmware the Pi firmware?"
-compgen -G "$boot/kernel*.img" >/dev/null || compgen -G "$boot/vmlinuz*" >/dev/null || bw_log "warning: no kernel in /boot/firmware"
 
 boot_mb=256 state_mb=64
 root_mb=$(( $(du -sm --exclude=./boot/firmware "$root" | cut -f1) * 5 / 4 + 64 ))
@@ -117,6 +123,7 @@ mkfs.ext4 -q -L bw-state -E root_owner="$uid" -d "$work/state" "$work/state.img"
 # The card: 4 MiB for the MBR and alignment, then the three partitions.
 off=4
 total=$((off + boot_mb + root_mb + state_mb + 4))
+mkdir -p "$(dirname "$img")"
 rm -f "$img"; truncate -s "${total}M" "$img"
 sfdisk --quiet "$img" <<EOF
 label: dos

@@ -1,66 +1,52 @@
 #!/usr/bin/env bash
-# Builds the virtual board (board profile boards/qemu-x86_64.conf): a Debian kernel and
-# the kiosk's root as a cpio initramfs, booted by QEMU without any disk.
+# Builds the virtual board: a Debian kernel and the kiosk's root as a cpio initramfs,
+# booted by QEMU without any disk. One recipe for both CPUs:
+#   amd64: board profile boards/qemu-x86_64.conf, Debian 12, AC97 sound
+#   arm64: board profile boards/qemu-arm64.conf, Debian 13 (what Pi boards run), USB sound
 #
-#   images/virtual-board/build.sh BINARY OUTDIR [TESTDATA_DIR]
+#   images/virtual-board/build.sh [--arch amd64|arm64] BINARY OUTDIR [TESTDATA_DIR]
 #
 # Writes OUTDIR/vmlinuz, OUTDIR/initrd (and OUTDIR/cmdline). The slow parts (the Debian root,
-# the kernel and its modules, the packed root) are cached under images/build/ keyed by a
+# the kernel and its modules, the packed root) are cached under $BW_CACHE keyed by a
 # hash of their inputs; only the small overlay with the binary is packed on every run.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
+arch=amd64
+if [ "${1:-}" = --arch ]; then arch=$2; shift 2; fi
+case "$arch" in
+    amd64) profile_name=qemu-x86_64 suite=${BOARDWALK_SUITE:-bookworm}
+        # virtio-gpu (display), virtio input (tablet, keyboard), AC97 (sound), uinput (replayed
+        # touchscreens), virtio console (the test's command channel), evdev, virtio-blk +
+        # ext4 (the state disk).
+        modules="virtio_gpu virtio_input snd_intel8x0 uinput virtio_console evdev virtio_pci virtio_blk ext4" ;;
+    arm64) profile_name=qemu-arm64 suite=${BOARDWALK_SUITE:-trixie}
+        # Debian's arm64 kernel has no AC97, and intel-hda's codec probe fails under TCG:
+        # sound is a USB audio device on xhci (as on many cabinets).
+        modules="virtio_gpu virtio_input xhci_pci snd_usb_audio uinput virtio_console evdev virtio_pci virtio_blk ext4" ;;
+    *) echo "build.sh: --arch amd64|arm64" >&2; exit 2 ;;
+esac
+BOARDWALK_SUITE=$suite
 source "$HERE/../lib.sh"
 
-bin=${1:?usage: build.sh BINARY OUTDIR [TESTDATA_DIR]}
-out=${2:?usage: build.sh BINARY OUTDIR [TESTDATA_DIR]}
+bin=${1:?usage: build.sh [--arch ARCH] BINARY OUTDIR [TESTDATA_DIR]}
+out=${2:?usage: build.sh [--arch ARCH] BINARY OUTDIR [TESTDATA_DIR]}
 testdata=${3:-}
-profile=$BW_REPO/boards/qemu-x86_64.conf
+profile=$BW_REPO/boards/$profile_name.conf
 [ "$(id -u)" = 0 ] || bw_die "needs root (device nodes and file owners in the root); run with sudo"
 for tool in cpio depmod readelf systemd-sysusers; do
     command -v "$tool" >/dev/null || bw_die "$tool is missing (scripts/install-deps.sh test)"
 done
 mkdir -p "$out"
+[ "$arch" = amd64 ] || bw_foreign_arch "$arch"
 
-# The kernel: Debian's current amd64 flavour, unpacked, with only the modules the board uses.
-kernel_pkg() { apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/.*Depends: \(linux-image-[0-9].*\)/\1/p' | head -1; }
-kernel_pkg=$(kernel_pkg)
-# A fresh machine may have no package lists yet.
-[ -n "$kernel_pkg" ] || { apt-get update -qq >&2; kernel_pkg=$(kernel_pkg); }
-[ -n "$kernel_pkg" ] || bw_die "apt-cache knows no linux-image-amd64: run apt-get update"
-# virtio-gpu (display), virtio input (tablet, keyboard), AC97 (sound), uinput (replayed
-# touchscreens), virtio console (the test's command channel), evdev, virtio-blk + ext4
-# (the state disk).
-modules="virtio_gpu virtio_input snd_intel8x0 uinput virtio_console evdev virtio_pci virtio_blk ext4"
-# Keyed by the module list too: a module added here must not be missing from a cached kernel.
-kdir=$BW_CACHE/kernel-$kernel_pkg-$(bw_key "$modules")
-if [ ! -s "$kdir/vmlinuz" ]; then
-    bw_log "kernel: $kernel_pkg"
-    rm -rf "$kdir.part"; mkdir -p "$kdir.part/deb"
-    (cd "$kdir.part/deb" && apt-get download "$kernel_pkg" >&2)
-    dpkg-deb -x "$kdir.part"/deb/*.deb "$kdir.part/full"
-    kver=${kernel_pkg#linux-image-}
-    depmod -b "$kdir.part/full" "$kver"
-    mkdir -p "$kdir.part/mods/lib/modules/$kver"
-    cp "$kdir.part/full/lib/modules/$kver"/modules.{order,builtin,builtin.modinfo} "$kdir.part/mods/lib/modules/$kver/"
-    for m in $modules; do
-        # Each module and everything it depends on ("builtin" lines have nothing to copy).
-        modprobe -d "$kdir.part/full" -S "$kver" --show-depends "$m" | awk '$1=="insmod"{print $2}'
-    done | sort -u | while read -r f; do
-        rel=${f#"$kdir.part/full"}
-        install -D -m 0644 "$f" "$kdir.part/mods$rel"
-    done
-    depmod -b "$kdir.part/mods" "$kver"
-    cp "$kdir.part/full/boot/vmlinuz-$kver" "$kdir.part/vmlinuz"
-    rm -rf "$kdir.part/full" "$kdir.part/deb"
-    rm -rf "$kdir"; mv "$kdir.part" "$kdir"
-else
-    bw_log "kernel: cached $kernel_pkg"
-fi
+# The kernel: Debian's current flavour for the CPU, with only the modules the board uses.
+kdir=$(bw_kernel "$BW_SUITE" "$arch" $modules)
+kernel_pkg=linux-image-$(cat "$kdir/version")
 
 # The packed root: Debian + modules + the system files (unit, user, guest test helpers).
-tar=$(bw_root_tar amd64 "$BW_IMAGES/packages.txt" "$BW_IMAGES/packages-test.txt")
+tar=$(bw_root_tar "$arch" "$BW_IMAGES/packages.txt" "$BW_IMAGES/packages-test.txt")
 key=$(bw_key "$tar" "$kernel_pkg" "$BW_IMAGES/lib.sh" "$0" "$BW_REPO"/systemd/* "$HERE"/guest/*)
-base=$BW_CACHE/base-$key.cpio
+base=$BW_CACHE/base-$arch-$key.cpio
 if [ ! -s "$base" ]; then
     bw_log "root: packing $(basename "$base")"
     tmp=$(mktemp -d "$BW_CACHE/root.XXXXXX")
@@ -94,6 +80,7 @@ EOF
     printf '[Service]\nTimeoutStartSec=300\n' > "$tmp/etc/systemd/system/boardwalk.service.d/virtual-board.conf"
     # The serial console carries kernel lines and test markers, not a login prompt.
     ln -sf /dev/null "$tmp/etc/systemd/system/serial-getty@ttyS0.service"
+    ln -sf /dev/null "$tmp/etc/systemd/system/serial-getty@ttyAMA0.service"
     : > "$tmp/etc/machine-id"
     bw_lib_names "$tmp" > "$base.libs"
     # Uncompressed: gunzip of 200 MB under TCG costs more than loading it does.
@@ -101,7 +88,7 @@ EOF
     mv "$base.part" "$base"
     rm -rf "$tmp"; trap - EXIT
     # Older packed roots are dead weight.
-    find "$BW_CACHE" -maxdepth 1 -name 'base-*' ! -name "$(basename "$base")*" -delete
+    find "$BW_CACHE" -maxdepth 1 -name "base-$arch-*" ! -name "$(basename "$base")*" -delete
 else
     bw_log "root: cached $(basename "$base")"
 fi

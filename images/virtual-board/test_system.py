@@ -3,8 +3,8 @@
 
     images/virtual-board/test_system.py [--binary .build/release/boardwalk] [--workdir out/system-test] [--only STEPS]
 
-Builds the x86_64 image (cached: only the binary's overlay is packed on a warm run), boots
-it under QEMU (TCG), and checks: READY and the time to the first frame, the screen shows
+Builds the image for the binary's CPU (x86_64, or arm64 on QEMU's virt machine; cached:
+only the binary's overlay is packed on a warm run), boots it under QEMU (TCG), and checks: READY and the time to the first frame, the screen shows
 the kiosk (not a text console), the unit's user and hardening, a tap through the virtio
 tablet, the sound recorded from the AC97 card, the idle menu's CPU per thread, a real
 touchscreen recording replayed through uinput, a zombie beaten (score on screen, hit sound
@@ -45,9 +45,11 @@ def check(cond, message):
 
 
 class SystemTest:
-    def __init__(self, vb, binary, workdir):
+    def __init__(self, vb, binary, workdir, host_binary=None):
         self.vb = vb
         self.binary = binary
+        # Runs on this machine (sound-export): the kiosk built for its CPU.
+        self.host_binary = host_binary or binary
         self.sounds_dir = os.path.join(workdir, "sounds")
         self.results = []
         self.size = (1280, 800)
@@ -279,7 +281,7 @@ class SystemTest:
         """Beat Zombies on the real screen: find a walking zombie in two screendumps, tap it
         through the tablet, and see the score change on screen and the hit sound (the
         built-in zombieHit, exported by `boardwalk sound-export`) in the recorded wav."""
-        rc = subprocess.run([self.binary, "sound-export", self.sounds_dir, "zombieHit"],
+        rc = subprocess.run([self.host_binary, "sound-export", self.sounds_dir, "zombieHit"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         check(rc.returncode == 0, f"boardwalk sound-export failed: {rc.stderr.strip()}")
         hit_wav = os.path.join(self.sounds_dir, "zombieHit.wav")
@@ -608,11 +610,17 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--binary", default=os.environ.get("BOARDWALK_BIN", os.path.join(vboard.REPO, ".build/release/boardwalk")))
     ap.add_argument("--workdir", default=os.path.join(vboard.REPO, "out", "system-test"))
+    ap.add_argument("--host-binary", help="the kiosk built for this machine, for host-side tools "
+                    "(sound-export) when --binary is for another CPU (default: .build/release/boardwalk)")
     ap.add_argument("--only", help="comma-separated steps to run after the boot (method names: "
                     "screen,idle_cpu,beat_a_zombie,...); for working on one check")
     args = ap.parse_args()
 
     os.makedirs(args.workdir, exist_ok=True)
+    arch = vboard.binary_arch(args.binary)
+    host_binary = args.binary
+    if arch != vboard.binary_arch(sys.executable):
+        host_binary = args.host_binary or os.path.join(vboard.REPO, ".build/release/boardwalk")
     testdata = vboard.find_testdata()
     # The operator PIN of this image: known to the test (it checks the journal never shows
     # it), never typed. Not one a passer-by would try.
@@ -622,18 +630,18 @@ def main():
     with open(os.path.join(args.workdir, "build.log"), "w") as log:
         try:
             kernel, initrd, cmdline = vboard.build(os.path.abspath(args.binary),
-                                                   os.path.join(args.workdir, "image"), testdata, log=log)
+                                                   os.path.join(args.workdir, "image"), testdata, log=log, arch=arch)
         except Exception as e:
             print(f"FAIL build: {e} (see {log.name})")
             print("0 passed, 1 failed")
             return 1
-    print(f"image built in {time.monotonic() - t0:.0f} s; booting the virtual board", flush=True)
+    print(f"{arch} image built in {time.monotonic() - t0:.0f} s; booting the virtual board", flush=True)
 
-    vb = vboard.VirtualBoard(args.workdir, kernel, initrd, cmdline)
+    vb = vboard.VirtualBoard(args.workdir, kernel, initrd, cmdline, arch=arch)
     # A killed test (CI timeout, Ctrl-C) must not leave QEMU running.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     vb.start()
-    t = SystemTest(vb, os.path.abspath(args.binary), args.workdir)
+    t = SystemTest(vb, os.path.abspath(args.binary), args.workdir, os.path.abspath(host_binary))
     try:
         steps = [
             ("screen: the kiosk, not a console", t.screen),

@@ -2,8 +2,8 @@
 """The virtual board: boots the kiosk's image under QEMU (TCG) and drives it from the host.
 
 The guest has real kernel drivers for what a board has: virtio-gpu (DRM/KMS), a virtio
-tablet (evdev), an AC97 card (ALSA) recorded to a wav file, and uinput for replaying
-real touchscreen recordings. The host talks to it over three channels:
+tablet (evdev), a sound card recorded to a wav file (AC97 on x86_64, USB audio on the
+arm64 virt machine), and uinput for replaying real touchscreen recordings. The host talks to it over three channels:
   - the HMP monitor (a unix socket): screendump, quit; QMP: input-send-event (taps);
   - the serial console (a log file): kernel and marker lines;
   - a root command channel on a virtio serial port (guest/bw-agent), test images only.
@@ -40,9 +40,9 @@ def find_testdata():
     return None
 
 
-def build(binary, outdir, testdata=None, log=None):
+def build(binary, outdir, testdata=None, log=None, arch="amd64"):
     """Builds (or takes from the cache) the kernel and initrd; returns (kernel, initrd, cmdline)."""
-    cmd = [os.path.join(HERE, "build.sh"), binary, outdir]
+    cmd = [os.path.join(HERE, "build.sh"), "--arch", arch, binary, outdir]
     if testdata:
         cmd.append(testdata)
     if os.geteuid() != 0 and shutil.which("sudo"):
@@ -213,8 +213,32 @@ def make_state_disk(path, size_mb=16):
                    stdout=subprocess.DEVNULL)
 
 
+def binary_arch(path):
+    """amd64 or arm64, from the ELF header's machine field."""
+    with open(path, "rb") as f:
+        header = f.read(20)
+    machine = struct.unpack_from("<H", header, 18)[0]
+    return {0x3E: "amd64", 0xB7: "arm64"}.get(machine, f"machine {machine:#x}")
+
+
+# What differs between the two virtual boards; everything else is one recipe.
+MACHINES = {
+    # TCG: /dev/kvm hangs in the BIOS on these machines (notes/virtual-board.md).
+    # Without -vga none the screendump shows the VGA text console, not the CRTC.
+    "amd64": ["qemu-system-x86_64", "-vga", "none",
+              "-audiodev", "wav,id=snd0,path={wav}", "-device", "AC97,audiodev=snd0"],
+    # Debian's arm64 kernel has no AC97 and intel-hda's codecs don't probe under TCG: USB
+    # audio on xhci.
+    "arm64": ["qemu-system-aarch64", "-M", "virt", "-cpu", "cortex-a72",
+              "-audiodev", "wav,id=snd0,path={wav}", "-device", "qemu-xhci",
+              "-device", "usb-audio,audiodev=snd0"],
+}
+
+
 class VirtualBoard:
-    def __init__(self, workdir, kernel, initrd, cmdline, display="none", memory_mb=1536, state_disk="auto"):
+    def __init__(self, workdir, kernel, initrd, cmdline, display="none", memory_mb=1536, state_disk="auto",
+                 arch="amd64"):
+        self.arch = arch
         self.workdir = os.path.abspath(workdir)
         # The state partition (/var/lib/boardwalk): a raw ext4 image, "auto" (state.img in
         # the workdir, made when missing) or None (no disk: the kiosk keeps state in memory).
@@ -239,20 +263,17 @@ class VirtualBoard:
 
     def qemu_args(self):
         extra = os.environ.get("BOARDWALK_VB_CMDLINE_EXTRA", "")
-        return [
-            "qemu-system-x86_64",
-            # TCG: /dev/kvm hangs in the BIOS on these machines (notes/virtual-board.md).
+        machine = [a.format(wav=self.wav_path) for a in MACHINES[self.arch]]
+        return machine[:1] + [
             # Two vCPUs on two host threads: the test's own commands in the guest then
             # don't steal the kiosk's CPU while it restarts.
             "-accel", "tcg,thread=multi", "-m", str(self.memory_mb), "-smp", "2",
             "-nodefaults", "-no-user-config", "-no-reboot",
-            # Without -vga none the screendump shows the VGA text console, not the CRTC.
-            "-vga", "none", "-device", "virtio-gpu-pci",
+        ] + machine[1:] + [
+            "-device", "virtio-gpu-pci",
             "-device", "virtio-tablet-pci",
             # A keyboard plugged into the kiosk (QMP send-key): the passer-by test.
             "-device", "virtio-keyboard-pci",
-            "-audiodev", f"wav,id=snd0,path={self.wav_path}",
-            "-device", "AC97,audiodev=snd0",
             "-device", "virtio-serial-pci",
             "-chardev", f"socket,id=shell,path={self.shell_path},server=on,wait=off",
             "-device", "virtserialport,chardev=shell,name=bw.shell",
@@ -469,15 +490,16 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
     run = sub.add_parser("run", help="boot the kiosk in a window (or VNC) until it is closed")
-    run.add_argument("binary")
+    run.add_argument("binary", help="an amd64 or arm64 build: it picks the board")
     run.add_argument("--vnc", action="store_true", help="serve the screen over VNC instead of a window")
     run.add_argument("--workdir", default=os.path.join(REPO, "out", "virtual-board"))
     args = ap.parse_args()
 
     os.makedirs(args.workdir, exist_ok=True)
-    kernel, initrd, cmdline = build(os.path.abspath(args.binary), os.path.join(args.workdir, "image"))
+    arch = binary_arch(args.binary)
+    kernel, initrd, cmdline = build(os.path.abspath(args.binary), os.path.join(args.workdir, "image"), arch=arch)
     has_window = os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
-    backends = subprocess.run(["qemu-system-x86_64", "-display", "help"], capture_output=True, text=True).stdout
+    backends = subprocess.run([MACHINES[arch][0], "-display", "help"], capture_output=True, text=True).stdout
     if has_window and not args.vnc and "gtk" not in backends.split():
         print("virtual board: this QEMU has no window (install qemu-system-gui); using VNC")
         has_window = None
@@ -487,7 +509,7 @@ def main():
     else:
         display = "gtk"
         print("virtual board: in a window; tap the kiosk with the mouse, close the window to stop")
-    vb = VirtualBoard(args.workdir, kernel, initrd, cmdline, display=display)
+    vb = VirtualBoard(args.workdir, kernel, initrd, cmdline, display=display, arch=arch)
     vb.start()
     try:
         sys.exit(vb.wait())
