@@ -8,7 +8,7 @@ ARM64_BIN = out/arm64/boardwalk
 # cross (Debian's amd64 Swift with an arm64 sysroot) or emulated (arm64 Swift under qemu-user).
 ARM64_MODE ?= cross
 
-.PHONY: deps test-deps bench-deps build run test unit-test system-test bench arm64 arm64-test install clean
+.PHONY: deps test-deps bench-deps build run test unit-test system-test bench arm64 arm64-test rpi-card install clean
 
 deps:
 	scripts/install-deps.sh build
@@ -50,6 +50,13 @@ arm64:
 arm64-test: arm64 build
 	python3 scripts/arm64-shots-check.py --x86 $(BIN) --arm64 $(ARM64_BIN)
 	python3 images/virtual-board/test_system.py --binary $(ARM64_BIN) --host-binary $(BIN) --workdir out/system-test-arm64
+
+# A Raspberry Pi SD card from Debian 13's archive (images/rpi/build-sdcard.sh), opened and
+# checked without loop devices (images/rpi/test_sdcard.py).
+RPI_BOARD ?= rpi4-official-7in
+rpi-card: arm64
+	images/rpi/build-sdcard.sh $(RPI_BOARD) $(ARM64_BIN) out/rpi/$(RPI_BOARD).img
+	python3 images/rpi/test_sdcard.py out/rpi/$(RPI_BOARD).img $(RPI_BOARD)
 
 SYSTEM_TEST ?= $(if $(CI),1,0)
 test: unit-test
