@@ -100,17 +100,20 @@ boot=$root/boot/firmware
 ls "$boot"/start*.elf >/dev/null 2>&1 || bw_die "no start*.elf in /boot/firmware: raspi-firmware did not install"
 compgen -G "$boot/vmlinuz-*" >/dev/null || compgen -G "$boot/kernel*.img" >/dev/null ||
     bw_die "no kernel in /boot/firmware: the kernel hooks did not run"
+# The hooks rewrite config.txt on every kernel update and append
+# /etc/default/raspi-firmware-custom: the profile's lines go there too, so they stay.
+{ echo "# boards/$(basename "$config_txt")"; cat "$config_txt"; } > "$root/etc/default/raspi-firmware-custom"
 {
     [ -f "$boot/config.txt" ] && cat "$boot/config.txt"
-    echo
-    echo "# boards/$(basename "$config_txt")"
-    cat "$config_txt"
+    printf '\n# Inserted by /etc/default/raspi-firmware-custom\n'
+    cat "$root/etc/default/raspi-firmware-custom"
 } > "$work/config.txt"
 mv "$work/config.txt" "$boot/config.txt"
 echo "$(bw_cmdline "$profile") root=PARTUUID=$disk_id-02 rootfstype=ext4 ro" > "$boot/cmdline.txt"
 
 boot_mb=256 state_mb=64
 root_mb=$(( $(du -sm --exclude=./boot/firmware "$root" | cut -f1) * 5 / 4 + 64 ))
+root_mb=$(( (root_mb + 3) / 4 * 4 ))   # keeps the state partition 4 MiB aligned
 bw_log "partitions: boot ${boot_mb} MiB, root ${root_mb} MiB, state ${state_mb} MiB"
 
 mkfs.vfat -F 32 -n BW-BOOT -C "$work/boot.img" $((boot_mb * 1024)) >&2
