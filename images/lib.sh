@@ -50,7 +50,7 @@ bw_root_tar() {
     pkgs=$(bw_list "$@")
     key=$(bw_key "$BW_SUITE" "$arch" "$pkgs" "mmdebstrap-v2")
     out=$BW_CACHE/root-$arch-$key.tar
-    if [ -s "$out" ]; then bw_log "root: cached $(basename "$out")"; echo "$out"; return; fi
+    if [ -s "$out" ]; then bw_log "root: cached $(basename "$out")"; touch "$out"; echo "$out"; return; fi
     command -v mmdebstrap >/dev/null || bw_die "mmdebstrap is missing (scripts/install-deps.sh test)"
     bw_log "root: mmdebstrap $BW_SUITE $arch ($pkgs)"
     # merged-usr hook: /usr merged without the usrmerge package (which drags in perl).
@@ -69,7 +69,9 @@ bw_root_tar() {
         --hook-dir=/usr/share/mmdebstrap/hooks/merged-usr \
         "$BW_SUITE" "$out.part.tar" >&2
     mv "$out.part.tar" "$out"
-    find "$BW_CACHE" -maxdepth 1 -name "root-$arch-*.tar" ! -name "$(basename "$out")" -delete
+    # Several roots per arch are live (the virtual board's, a Pi card's): only those unused
+    # for two weeks go (a cached root is touched when it is used).
+    find "$BW_CACHE" -maxdepth 1 -name "root-$arch-*.tar" -mtime +14 -delete
     echo "$out"
 }
 
