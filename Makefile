@@ -7,6 +7,8 @@ SHOTS ?= out/shots
 ARM64_BIN = out/arm64/boardwalk
 # cross (Debian's amd64 Swift with an arm64 sysroot) or emulated (arm64 Swift under qemu-user).
 ARM64_MODE ?= cross
+# The arm64 build chroots into its roots: root, or sudo.
+SUDO = $(if $(filter 0,$(shell id -u)),,sudo -E)
 
 .PHONY: deps test-deps bench-deps build run test unit-test system-test bench arm64 arm64-test rpi-card install clean
 
@@ -43,7 +45,7 @@ system-test: build test-deps
 # Swift 6.0.3 (images/arm64/build.sh; the toolchain roots are cached in /var/cache/boardwalk).
 arm64:
 	scripts/install-deps.sh arm64
-	images/arm64/build.sh $(ARM64_MODE) $(ARM64_BIN)
+	$(SUDO) images/arm64/build.sh $(ARM64_MODE) $(ARM64_BIN)
 
 # arm64 checked from this x86 machine: the same screenshots as the x86 build (under
 # qemu-user), the arm64 virtual board, and a Pi card opened without loop devices.
@@ -55,7 +57,7 @@ arm64-test: arm64 build
 # checked without loop devices (images/rpi/test_sdcard.py).
 RPI_BOARD ?= rpi4-official-7in
 rpi-card: arm64
-	images/rpi/build-sdcard.sh $(RPI_BOARD) $(ARM64_BIN) out/rpi/$(RPI_BOARD).img
+	$(SUDO) images/rpi/build-sdcard.sh $(RPI_BOARD) $(ARM64_BIN) out/rpi/$(RPI_BOARD).img
 	python3 images/rpi/test_sdcard.py out/rpi/$(RPI_BOARD).img $(RPI_BOARD)
 
 SYSTEM_TEST ?= $(if $(CI),1,0)

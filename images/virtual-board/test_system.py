@@ -6,7 +6,7 @@
 Builds the image for the binary's CPU (x86_64, or arm64 on QEMU's virt machine; cached:
 only the binary's overlay is packed on a warm run), boots it under QEMU (TCG), and checks: READY and the time to the first frame, the screen shows
 the kiosk (not a text console), the unit's user and hardening, a tap through the virtio
-tablet, the sound recorded from the AC97 card, the idle menu's CPU per thread, a real
+tablet, the sound recorded from the sound card (AC97; USB audio on arm64), the idle menu's CPU per thread, a real
 touchscreen recording replayed through uinput, a zombie beaten (score on screen, hit sound
 in the recording), recovery from SIGSEGV and from a frozen loop (watchdog), and the text
 console coming back after `systemctl stop`. Screenshots, the serial log, the wav and the
