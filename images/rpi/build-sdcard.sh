@@ -87,7 +87,7 @@ cat > "$root/etc/fstab" <<EOF
 # Boardwalk: read-only root, scores and settings on their own partition.
 PARTUUID=$disk_id-01  /boot/firmware      vfat   ro,noatime,nodev,nosuid,noexec,umask=0022  0 2
 PARTUUID=$disk_id-02  /                   ext4   ro,noatime                                 0 1
-PARTUUID=$disk_id-03  /var/lib/boardwalk  ext4   rw,noatime,nodev,nosuid,noexec,commit=5,nofail,x-systemd.device-timeout=10s  0 2
+PARTUUID=$disk_id-03  /var/lib/boardwalk  ext4   rw,noatime,nodev,nosuid,noexec,commit=5,nofail  0 2
 tmpfs                 /tmp                tmpfs  mode=1777,nosuid,nodev,size=32M            0 0
 tmpfs                 /var/tmp            tmpfs  mode=1777,nosuid,nodev,size=8M             0 0
 EOF
