@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Same pictures on both CPUs: the arm64 kiosk, run under qemu-user, plays the headless
-tour (data/scripts/tour.script) and its screenshots are compared with the x86 build's.
+scripts (data/scripts: the tour, and every game played at 800x480 and at 480x800) and its
+screenshots are compared with the x86 build's.
 
     scripts/arm64-shots-check.py --x86 .build/release/boardwalk --arm64 out/arm64/boardwalk
-                                 [--sysroot DIR] [--workdir out/arm64-shots]
+                                 [--sysroot DIR] [--workdir out/arm64-shots] [--all]
 
 The arm64 binary runs through binfmt_misc (qemu-aarch64-static) with QEMU_LD_PREFIX at the
 arm64 build root (images/arm64/build.sh), so its C libraries are trixie's arm64 builds.
@@ -13,8 +14,9 @@ the same data/. What cannot: trixie's pixman, FreeType and libpng against bookwo
 host, and pixman's NEON paths against its SSE2 ones.
 
 No tolerance: every screenshot must be equal, pixel for pixel. With the fonts pinned they
-are (2026-12-01: 11 of 11 equal, trixie's pixman 0.44 and FreeType 2.13 on arm64 against
-bookworm's 0.42 and 2.12 on x86): the kiosk's drawing is integer and fixed-point work in
+are (2026-12-01: the tour's 11 shots and, with --all, all 51 of the three scripts, with
+trixie's pixman 0.44 and FreeType 2.13 on arm64 against bookworm's 0.42 and 2.12 on
+x86): the kiosk's drawing is integer and fixed-point work in
 pixman and FreeType whose results do not depend on the SIMD path or these versions. A
 difference is therefore news (a new float path, a library change); the figures printed for
 each shot (share of pixels, largest channel difference) say how big it is.
@@ -82,15 +84,22 @@ def read_png(path):
     return out.reshape(height, width, channels)
 
 
-def tour(binary, shots, env=None):
-    """Plays the tour from a fresh state directory; returns the screenshots' names."""
+# Each script with the screen size it is written for. The play scripts are long (every
+# game played through: minutes under qemu-user), so `make test` plays the tour and --all
+# adds them.
+TOUR = [("tour.script", "800x480")]
+PLAYS = [("play-800x480.script", "800x480"), ("play-480x800.script", "480x800")]
+
+
+def play(binary, script, size, shots, env=None):
+    """Plays a script from a fresh state directory; returns the screenshots' names."""
     state = shots + "-state"
     for d in (shots, state):
         shutil.rmtree(d, ignore_errors=True)
         os.makedirs(d)
-    cmd = [binary, "--headless", "--size", "800x480", "--data-dir", os.path.join(REPO, "data"),
+    cmd = [binary, "--headless", "--size", size, "--data-dir", os.path.join(REPO, "data"),
            "--state-dir", state,
-           "--script", os.path.join(REPO, "data", "scripts", "tour.script"), "--shots", shots]
+           "--script", os.path.join(REPO, "data", "scripts", script), "--shots", shots]
     r = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if r.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} exited {r.returncode}:\n{r.stdout[-2000:]}")
@@ -111,31 +120,35 @@ def main():
     ap.add_argument("--arm64", default=os.path.join(REPO, "out/arm64/boardwalk"))
     ap.add_argument("--sysroot", help="the arm64 root with the C libraries (default: images/arm64's build root)")
     ap.add_argument("--workdir", default=os.path.join(REPO, "out", "arm64-shots"))
+    ap.add_argument("--all", action="store_true", help="also the play scripts (both orientations)")
     args = ap.parse_args()
 
     sysroot = args.sysroot or sysroot_path()
     env = dict(os.environ, QEMU_LD_PREFIX=sysroot)
-    x86 = tour(os.path.abspath(args.x86), os.path.join(args.workdir, "x86"))
-    arm = tour(os.path.abspath(args.arm64), os.path.join(args.workdir, "arm64"), env)
     passed = failed = 0
-    if x86 != arm or not x86:
-        print(f"FAIL the runs wrote different shots: x86 {x86}, arm64 {arm}")
-        failed += 1
-    for name in sorted(set(x86) & set(arm)):
-        a = read_png(os.path.join(args.workdir, "x86", name)).astype(np.int16)
-        b = read_png(os.path.join(args.workdir, "arm64", name)).astype(np.int16)
-        if a.shape != b.shape:
-            print(f"FAIL {name}: x86 {a.shape}, arm64 {b.shape}")
+    for script, size in TOUR + (PLAYS if args.all else []):
+        name = script.rsplit(".", 1)[0]
+        x86_dir, arm_dir = (os.path.join(args.workdir, name, cpu) for cpu in ("x86", "arm64"))
+        x86 = play(os.path.abspath(args.x86), script, size, x86_dir)
+        arm = play(os.path.abspath(args.arm64), script, size, arm_dir, env)
+        if x86 != arm or not x86:
+            print(f"FAIL {name}: the runs wrote different shots: x86 {x86}, arm64 {arm}")
             failed += 1
-            continue
-        delta = np.abs(a - b).max(axis=2)
-        share = float((delta > 0).mean())
-        worst = int(delta.max())
-        ok = worst == 0
-        what = "equal" if worst == 0 else f"{share:.3%} of the pixels differ, by at most {worst}"
-        print(f"{'PASS' if ok else 'FAIL'} {name}: {what}")
-        passed += ok
-        failed += not ok
+        for shot in sorted(set(x86) & set(arm)):
+            a = read_png(os.path.join(x86_dir, shot)).astype(np.int16)
+            b = read_png(os.path.join(arm_dir, shot)).astype(np.int16)
+            if a.shape != b.shape:
+                print(f"FAIL {name}/{shot}: x86 {a.shape}, arm64 {b.shape}")
+                failed += 1
+                continue
+            delta = np.abs(a - b).max(axis=2)
+            share = float((delta > 0).mean())
+            worst = int(delta.max())
+            ok = worst == 0
+            what = "equal" if worst == 0 else f"{share:.3%} of the pixels differ, by at most {worst}"
+            print(f"{'PASS' if ok else 'FAIL'} {name}/{shot}: {what}")
+            passed += ok
+            failed += not ok
     print(f"shots in {args.workdir}")
     print(f"{passed} passed, {failed} failed")
     return 0 if failed == 0 else 1
