@@ -505,7 +505,7 @@ class SystemTest:
         return f"exit 79: unit {words[0]} (restarts {words[1]}), login prompt on tty1; 'systemctl start boardwalk' brought the kiosk back"
 
 
-def state_partition_boot(kind, kernel, initrd, cmdline, workdir, results):
+def state_partition_boot(kind, kernel, initrd, cmdline, workdir, results, arch="amd64"):
     """Boots the board again with its state partition corrupt (superblock gone) or missing:
     the kiosk must come up anyway, its state in memory, with a warning in the journal."""
     name = f"boot with the state partition {kind}: the kiosk runs, state in memory, a warning"
@@ -519,7 +519,7 @@ def state_partition_boot(kind, kernel, initrd, cmdline, workdir, results):
         with open(disk, "r+b") as f:      # ext4's superblock: 1 KiB at offset 1024
             f.seek(1024)
             f.write(bytes(range(256)) * 16)
-    vb = vboard.VirtualBoard(sub, kernel, initrd, cmdline, state_disk=disk)
+    vb = vboard.VirtualBoard(sub, kernel, initrd, cmdline, state_disk=disk, arch=arch)
     ok, detail = False, ""
     try:
         vb.start()
@@ -553,7 +553,7 @@ def state_partition_boot(kind, kernel, initrd, cmdline, workdir, results):
     print(f"{'PASS' if ok else 'FAIL'} {name} ({time.monotonic() - t0:.1f} s){': ' + detail if detail else ''}", flush=True)
 
 
-def coin_power_cut(kernel, initrd, cmdline, workdir, results):
+def coin_power_cut(kernel, initrd, cmdline, workdir, results, arch="amd64"):
     """A coin, then the power goes the moment the kiosk has logged it (QEMU quits: no
     shutdown, no sync), then the board boots again: the coin is on the state partition."""
     name = "a coin through QMP survives an immediate power-off and a reboot"
@@ -565,7 +565,7 @@ def coin_power_cut(kernel, initrd, cmdline, workdir, results):
     ok, detail = False, ""
 
     def boot():
-        vb = vboard.VirtualBoard(sub, kernel, initrd, cmdline, state_disk=disk)
+        vb = vboard.VirtualBoard(sub, kernel, initrd, cmdline, state_disk=disk, arch=arch)
         vb.start()
         t = SystemTest(vb, None, sub)
         m, _ = vb.wait_serial(r"BW-MARK ready uptime=([0-9.]+)", READY_TIMEOUT)
@@ -678,9 +678,9 @@ def main():
         vb.stop()
     if not args.only or "broken_state" in args.only.split(","):
         for kind in ("corrupt", "missing"):
-            state_partition_boot(kind, kernel, initrd, cmdline, args.workdir, t.results)
+            state_partition_boot(kind, kernel, initrd, cmdline, args.workdir, t.results, arch=arch)
     if not args.only or "coin_power_cut" in args.only.split(","):
-        coin_power_cut(kernel, initrd, cmdline, args.workdir, t.results)
+        coin_power_cut(kernel, initrd, cmdline, args.workdir, t.results, arch=arch)
     passed = sum(t.results)
     failed = len(t.results) - passed
     print(f"artifacts in {args.workdir}; total {time.monotonic() - t0:.0f} s")
