@@ -64,7 +64,7 @@ let package = Package(
         // What the tests share: reference images, the scene harness, paths. Tests only.
         .target(name: "TestSupport", dependencies: ["Platform", "Graphics", "Input", "Audio", "UI"],
                 path: "Tests/TestSupport"),
-        .testTarget(name: "PlatformTests", dependencies: ["Platform"]),
+        .testTarget(name: "PlatformTests", dependencies: ["Platform", "TestSupport"]),
         .testTarget(name: "GameCoreTests", dependencies: ["GameCore"]),
         .testTarget(name: "ScreenGeometryTests", dependencies: ["ScreenGeometry", "Display", "Input", "Graphics"]),
         .testTarget(name: "GraphicsTests", dependencies: ["Graphics", "Platform", "TestSupport", "CPixman"], exclude: ["References"]),

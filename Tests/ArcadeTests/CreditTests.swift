@@ -79,14 +79,9 @@ final class CreditTests: XCTestCase {
         let dir = try makeTemporaryDirectory(self)
         do { StateStore(directory: dir, now: 0).close(now: 0) }
         for round in 0..<6 {
-            var fds: [Int32] = [0, 0]
-            XCTAssertEqual(pipe(&fds), 0)
-            let child = fork()
-            XCTAssertGreaterThanOrEqual(child, 0)
-            if child == 0 {
+            let forked = forkChild { acks in
                 // The writer: one coin at a time, each acknowledged (a byte down the pipe)
                 // only once insertCoin has returned, i.e. written and fsync'd.
-                close(fds[0])
                 let store = StateStore(directory: dir, now: 0)
                 var settings = Settings.Kiosk()
                 settings.playMode = .credits
@@ -94,21 +89,21 @@ final class CreditTests: XCTestCase {
                 var ack: UInt8 = 1
                 while true {
                     meter.insertCoin(now: 0)
-                    _ = write(fds[1], &ack, 1)
+                    _ = write(acks, &ack, 1)
                 }
             }
-            close(fds[1])
+            let (child, acks) = try XCTUnwrap(forked)
             // Read acknowledgements for a while, then kill the writer wherever it is.
             var acknowledged = 0
             let want = 5 + (round * 7) % 20
             var byte: UInt8 = 0
-            while acknowledged < want, read(fds[0], &byte, 1) == 1 { acknowledged += 1 }
+            while acknowledged < want, read(acks, &byte, 1) == 1 { acknowledged += 1 }
             usleep(UInt32((round * 1_733) % 9_000))
             kill(child, SIGKILL)
             var status: Int32 = 0
             waitpid(child, &status, 0)
-            while read(fds[0], &byte, 1) == 1 { acknowledged += 1 }
-            close(fds[0])
+            while read(acks, &byte, 1) == 1 { acknowledged += 1 }
+            close(acks)
             let before = try XCTUnwrap(Int(readFile(dir + "/counters")?.split(separator: "\n")
                 .first { $0.hasPrefix("coins=") }?.dropFirst(6) ?? ""), "round \(round): the counters file parses")
             let store = StateStore(directory: dir, now: 0)

@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 import Glibc
 @testable import Platform
@@ -95,12 +96,7 @@ final class ShutdownByTERMTests: XCTestCase {
     /// parent sends it SIGTERM as systemd would. The child must leave its loop and exit 0
     /// (not die of the signal).
     func testSIGTERMEndsTheLoopCleanly() throws {
-        var ready: [Int32] = [0, 0]
-        XCTAssertEqual(pipe(&ready), 0)
-        let child = fork()
-        XCTAssertGreaterThanOrEqual(child, 0)
-        if child == 0 {
-            close(ready[0])
+        let forked = forkChild { ready in
             var code: Int32 = 3
             do {
                 let signals = try SignalFD()
@@ -119,7 +115,7 @@ final class ShutdownByTERMTests: XCTestCase {
                 // Tell the parent the signals are blocked, after a few frames.
                 loop.after(0.03) {
                     var byte: UInt8 = 1
-                    _ = write(ready[1], &byte, 1)
+                    _ = write(ready, &byte, 1)
                 }
                 try loop.run()
             } catch {
@@ -127,10 +123,10 @@ final class ShutdownByTERMTests: XCTestCase {
             }
             _exit(code)
         }
-        close(ready[1])
+        let (child, ready) = try XCTUnwrap(forked)
         var byte: UInt8 = 0
-        XCTAssertEqual(read(ready[0], &byte, 1), 1)
-        close(ready[0])
+        XCTAssertEqual(read(ready, &byte, 1), 1)
+        close(ready)
         XCTAssertEqual(kill(child, SIGTERM), 0)
         var status: Int32 = 0
         XCTAssertEqual(waitpid(child, &status, 0), child)
