@@ -217,7 +217,25 @@ public final class LiveRunner {
             // Only a start that got this far writes state (crash count, start count, marker).
             store.beginRun(now: now)
             backoff.recordSuccess()
-            loop.after(0.05) { [weak self] in self?.startAudio() }
+            loop.after(0.05) { [weak self] in
+                self?.startAudio()
+                self?.warmUpGames()
+            }
+        }
+    }
+
+    /// Each game's slow preparation (decoding its pictures) on a background thread, so the
+    /// run loop never stalls on it; a game opened before it is done waits for it instead.
+    private func warmUpGames() {
+        let dataDirectory = kiosk.settings.kiosk.dataDir
+        let jobs = kiosk.catalog.games.compactMap(\.warmUp)
+        guard !jobs.isEmpty else { return }
+        logFailure("warm-up") {
+            try runInBackground("warm-up", nice: 10) {
+                let started = monotonicSeconds()
+                for job in jobs { job(dataDirectory) }
+                Log.info("games warmed up in \(Int((monotonicSeconds() - started) * 1000)) ms")
+            }
         }
     }
 

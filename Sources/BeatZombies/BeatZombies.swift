@@ -1,5 +1,6 @@
 import Audio
 import Graphics
+import Platform
 import UI
 
 extension GameDescriptor {
@@ -11,6 +12,11 @@ extension GameDescriptor {
             best: BestScore(variants: [ScoreVariant(key: BeatZombiesScene.bestKey)],
                             currentKey: { _, _ in BeatZombiesScene.bestKey },
                             label: { score, language, _ in language == .chinese ? "最高分 \(score)" : "High score \(score)" }),
+            warmUp: { dataDirectory in
+                // ~8 MB of sprite sheets: decoded here, off the run loop, before anyone plays.
+                let loaded = ZombieSprites.shared(directory: dataDirectory + "/zombies")
+                for error in loaded.errors { Log.warning("beat zombies: sprite sheet skipped: \(error)") }
+            },
             makeScene: { BeatZombiesScene($0) })
     }
 }

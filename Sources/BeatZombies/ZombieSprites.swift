@@ -1,5 +1,6 @@
 import Graphics
 import Platform
+import Synchronization
 
 /// Zombie art: PNG sprite sheets, one per kind, described as the original demo's model did
 /// (frame count, frame width and height). The built-in art is such a set in
@@ -35,15 +36,25 @@ public struct ZombieSprites {
     public init() {}
 
     /// Sets already read, by directory: the player's scene and the attract mode's share one
-    /// copy of the pixels (the built-in set is ~7 MB decoded), read once per process.
+    /// copy of the pixels (the built-in set is ~7 MB decoded), read once per process. The
+    /// kiosk reads them on a background thread after its first frame (`warmUp`), so the
+    /// lock is held while a set is read: a scene asking meanwhile waits for that one read.
     nonisolated(unsafe) private static var loaded: [String: (sprites: ZombieSprites, errors: [LoadError])] = [:]
+    private static let loadLock = Mutex<Void>(())
 
-    /// `load(directory:)` once per directory; later calls return the same frames.
+    /// `load(directory:)` once per directory; later calls return the same frames. Errors
+    /// come back from the call that read the set only.
     public static func shared(directory: String) -> (sprites: ZombieSprites, errors: [LoadError]) {
-        if let set = loaded[directory] { return (set.sprites, []) }
-        let set = load(directory: directory)
-        loaded[directory] = set
-        return set
+        var result = (sprites: ZombieSprites(), errors: [LoadError]())
+        loadLock.withLock { _ in
+            if let set = loaded[directory] {
+                result = (set.sprites, [])
+            } else {
+                result = load(directory: directory)
+                loaded[directory] = result
+            }
+        }
+        return result
     }
 
     /// Reads the description and every sheet it names. A kind whose sheet is missing or

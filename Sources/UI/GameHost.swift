@@ -146,15 +146,21 @@ public struct GameDescriptor {
     public let music: Music
     public let best: BestScore
     public let makeScene: (GameContext) -> GameScene
+    /// Slow preparation the kiosk runs on a background thread after its first frame, given
+    /// the data directory (decoding pictures), so opening the game later doesn't stall a
+    /// frame. The scene must work without it (tests, a player faster than the thread).
+    public let warmUp: (@Sendable (_ dataDirectory: String) -> Void)?
 
     public init(id: String, names: [Language: String], emoji: String, color: Color, music: Music,
-                best: BestScore, makeScene: @escaping (GameContext) -> GameScene) {
+                best: BestScore, warmUp: (@Sendable (_ dataDirectory: String) -> Void)? = nil,
+                makeScene: @escaping (GameContext) -> GameScene) {
         self.id = id
         self.names = names
         self.emoji = emoji
         self.color = color
         self.music = music
         self.best = best
+        self.warmUp = warmUp
         self.makeScene = makeScene
     }
 

@@ -1,4 +1,8 @@
+import Foundation
 import Graphics
+import Platform
+import Synchronization
+import UI
 import TestSupport
 import XCTest
 @testable import BeatZombies
@@ -58,5 +62,35 @@ final class ZombieArtTests: XCTestCase {
 
     private func pixels(_ surface: Surface) -> [UInt8] {
         Array(UnsafeRawBufferPointer(start: surface.pixels, count: surface.stride * surface.height))
+    }
+}
+
+/// The kiosk decodes the art on a background thread after its first frame; a scene made
+/// later gets those very pixels, and one made meanwhile waits for them rather than reading
+/// them twice.
+final class ZombieArtWarmUpTests: XCTestCase {
+    func testWarmUpOnAnotherThreadFillsTheSharedSet() throws {
+        // A copy of the built-in set in a directory no other test has read.
+        let data = try makeTemporaryDirectory(self)
+        let source = TestPaths(file: #filePath).data + "/zombies"
+        try FileManager.default.copyItem(atPath: source, toPath: data + "/zombies")
+        let warmUp = try XCTUnwrap(GameDescriptor.beatZombies.warmUp)
+        let done = expectation(description: "warm-up")
+        let mainThread = pthread_self()
+        let ranElsewhere = Mutex<Bool>(false)
+        try runInBackground("test warm-up") {
+            ranElsewhere.withLock { $0 = pthread_equal(pthread_self(), mainThread) == 0 }
+            warmUp(data)
+            done.fulfill()
+        }
+        // Asked at once, while the thread may still be reading: the same set either way.
+        let meanwhile = ZombieSprites.shared(directory: data + "/zombies")
+        wait(for: [done], timeout: 60)
+        XCTAssertTrue(ranElsewhere.withLock { $0 }, "decoded off the calling thread")
+        let later = ZombieSprites.shared(directory: data + "/zombies")
+        let first = try XCTUnwrap(meanwhile.sprites.frames[0]?.first)
+        XCTAssertTrue(later.sprites.frames[0]?.first === first, "one decoded copy, shared")
+        XCTAssertEqual(later.errors, [])
+        XCTAssertEqual(later.sprites.frames.count, 4)
     }
 }
