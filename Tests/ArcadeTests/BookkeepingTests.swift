@@ -135,25 +135,21 @@ final class BookkeepingTests: XCTestCase {
     func testThePages() throws {
         for (width, height, language) in [(800, 480, Language.english), (480, 800, Language.chinese),
                                           (800, 480, Language.chinese), (480, 800, Language.english)] {
-            let dir = try makeTemporaryDirectory(self)
-            var settings = Settings()
-            settings.kiosk.stateDir = dir
-            settings.kiosk.dataDir = sourceRoot + "/data"
-            settings.kiosk.language = language
-            settings.kiosk.playMode = .credits
-            let store = StateStore(directory: dir, now: 1)
-            for (game, plays, seconds) in [("beat_zombies", 31, 4030), ("guess_picture", 12, 2900), ("2048", 20, 9000),
-                                           ("memory", 44, 5100)] {
-                store.increment("plays." + game, by: plays, now: 1)
-                store.increment("playtime." + game, by: seconds, now: 1)
-            }
-            for (key, value) in [("coins", 120), ("credits.bought", 120), ("credits.used", 107), ("credits.balance", 13),
-                                 ("crashes", 2), ("watchdog_restarts", 1), ("starts", 8)] {
-                store.setCounter(key, value, now: 1)
-            }
-            store.setCounter(Bookkeeping.resetAt, 0, now: 1)
-            let runner = try HeadlessRunner(settings: settings, width: width, height: height, store: store, catalog: .standard)
-            runner.frameInterval = 1.0 / 20
+            let (runner, _) = try makeRunner(self, width: width, height: height, configure: { settings in
+                settings.kiosk.language = language
+                settings.kiosk.playMode = .credits
+            }, prepare: { store in
+                for (game, plays, seconds) in [("beat_zombies", 31, 4030), ("guess_picture", 12, 2900), ("2048", 20, 9000),
+                                               ("memory", 44, 5100)] {
+                    store.increment("plays." + game, by: plays, now: 1)
+                    store.increment("playtime." + game, by: seconds, now: 1)
+                }
+                for (key, value) in [("coins", 120), ("credits.bought", 120), ("credits.used", 107), ("credits.balance", 13),
+                                     ("crashes", 2), ("watchdog_restarts", 1), ("starts", 8)] {
+                    store.setCounter(key, value, now: 1)
+                }
+                store.setCounter(Bookkeeping.resetAt, 0, now: 1)
+            })
             runner.kiosk.showPage(.books)
             runner.advance(0.2)
             let suffix = "\(width)x\(height)-\(language.rawValue)"

@@ -251,22 +251,18 @@ final class CreditTests: XCTestCase {
 
     func testInsertCoinPictures() throws {
         for (width, height, language) in [(800, 480, Language.english), (480, 800, Language.chinese)] {
-            let dir = try makeTemporaryDirectory(self)
-            var settings = Settings()
-            settings.kiosk.stateDir = dir
-            settings.kiosk.dataDir = sourceRoot + "/data"
-            settings.kiosk.language = language
-            settings.kiosk.playMode = .credits
-            settings.kiosk.menuToAttractSeconds = 10
-            settings.kiosk.enabledGames = ["memory"]
-            settings.kiosk.attractSecondsPerGame = 5
-            let store = StateStore(directory: dir, now: 1)
-            for (i, name) in ["ACE", "BOB", "CAT"].enumerated() {
-                store.addHighScore("memory.best.4x4", HighScoreEntry(score: 12 + i, initials: name, date: "2026-11-2\(i)"),
-                                   lowerIsBetter: true, now: 1)
-            }
-            let runner = try HeadlessRunner(settings: settings, width: width, height: height, store: store, catalog: .standard)
-            runner.frameInterval = 1.0 / 20
+            let (runner, _) = try makeRunner(self, width: width, height: height, configure: { settings in
+                settings.kiosk.language = language
+                settings.kiosk.playMode = .credits
+                settings.kiosk.menuToAttractSeconds = 10
+                settings.kiosk.enabledGames = ["memory"]
+                settings.kiosk.attractSecondsPerGame = 5
+            }, prepare: { store in
+                for (i, name) in ["ACE", "BOB", "CAT"].enumerated() {
+                    store.addHighScore("memory.best.4x4", HighScoreEntry(score: 12 + i, initials: name, date: "2026-11-2\(i)"),
+                                       lowerIsBetter: true, now: 1)
+                }
+            })
             runner.advance(11)
             XCTAssertEqual(runner.kiosk.mode, .attract("memory"))
             // The game, then its table (still: the game's play changes with its rules).

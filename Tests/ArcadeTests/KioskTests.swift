@@ -7,8 +7,10 @@ import UI
 
 /// A headless kiosk at 800x480 (points = pixels) with its own state directory.
 /// `directory`: a state directory to reuse (a "restart" of the kiosk); default a new one.
-func makeRunner(_ test: XCTestCase, directory: String? = nil,
-                configure: (inout Settings) -> Void = { _ in }) throws -> (HeadlessRunner, StateStore) {
+/// `prepare` fills the state store before the kiosk starts (tables, counters it reads at start).
+func makeRunner(_ test: XCTestCase, directory: String? = nil, width: Int = 800, height: Int = 480,
+                configure: (inout Settings) -> Void = { _ in },
+                prepare: (StateStore) -> Void = { _ in }) throws -> (HeadlessRunner, StateStore) {
     let dir = try directory ?? makeTemporaryDirectory(test)
     var settings = Settings()
     settings.kiosk.stateDir = dir
@@ -16,7 +18,8 @@ func makeRunner(_ test: XCTestCase, directory: String? = nil,
     settings.kiosk.operatorPIN = HeadlessRunner.tourPIN   // 1234, as the tour types it
     configure(&settings)
     let store = StateStore(directory: dir, now: 1)
-    let runner = try HeadlessRunner(settings: settings, width: 800, height: 480, store: store,
+    prepare(store)
+    let runner = try HeadlessRunner(settings: settings, width: width, height: height, store: store,
                                     catalog: .standard)
     // 20 frames a second keeps debug-build tests quick; rules run in fixed steps anyway.
     runner.frameInterval = 1.0 / 20

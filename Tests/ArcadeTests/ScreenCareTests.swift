@@ -255,16 +255,11 @@ final class ScreenCareTests: XCTestCase {
 
     func testScreenCareAndSoundPages() throws {
         for (width, height, language) in [(800, 480, Language.english), (480, 800, Language.chinese)] {
-            let dir = try makeTemporaryDirectory(self)
-            var settings = Settings()
-            settings.kiosk.stateDir = dir
-            settings.kiosk.dataDir = sourceRoot + "/data"
-            settings.kiosk.language = language
-            settings.display.dimAfterMinutes = 10
-            settings.kiosk.hours = OpeningHours(parsing: "mon-fri 09:00-18:00, sat+sun 10:00-20:00")!
-            let runner = try HeadlessRunner(settings: settings, width: width, height: height,
-                                            store: StateStore(directory: dir, now: 1), catalog: .standard)
-            runner.frameInterval = 1.0 / 20
+            let (runner, _) = try makeRunner(self, width: width, height: height) { settings in
+                settings.kiosk.language = language
+                settings.display.dimAfterMinutes = 10
+                settings.kiosk.hours = OpeningHours(parsing: "mon-fri 09:00-18:00, sat+sun 10:00-20:00")!
+            }
             let suffix = "\(width)x\(height)-\(language.rawValue)"
             runner.kiosk.showPage(.screenCare)
             runner.advance(0.2)

@@ -505,6 +505,18 @@ class SystemTest:
         return f"exit 79: unit {words[0]} (restarts {words[1]}), login prompt on tty1; 'systemctl start boardwalk' brought the kiosk back"
 
 
+def save_journal_and_stop(vb, directory):
+    """The guest's journal into DIRECTORY/journal.txt (best effort: the guest may be
+    gone), then QEMU off."""
+    try:
+        rc, journal = vb.sh("journalctl -b --no-pager -o short-monotonic", timeout=60)
+        with open(os.path.join(directory, "journal.txt"), "w") as f:
+            f.write(journal)
+    except Exception:
+        pass
+    vb.stop()
+
+
 def state_partition_boot(kind, kernel, initrd, cmdline, workdir, results, arch="amd64"):
     """Boots the board again with its state partition corrupt (superblock gone) or missing:
     the kiosk must come up anyway, its state in memory, with a warning in the journal."""
@@ -542,13 +554,7 @@ def state_partition_boot(kind, kernel, initrd, cmdline, workdir, results, arch="
         detail = f"{type(e).__name__}: {e}"
         traceback.print_exc(file=sys.stderr)
     finally:
-        try:
-            rc, journal = vb.sh("journalctl -b --no-pager -o short-monotonic", timeout=60)
-            with open(os.path.join(sub, "journal.txt"), "w") as f:
-                f.write(journal)
-        except Exception:
-            pass
-        vb.stop()
+        save_journal_and_stop(vb, sub)
     results.append(ok)
     print(f"{'PASS' if ok else 'FAIL'} {name} ({time.monotonic() - t0:.1f} s){': ' + detail if detail else ''}", flush=True)
 
@@ -595,13 +601,7 @@ def coin_power_cut(kernel, initrd, cmdline, workdir, results, arch="amd64"):
         traceback.print_exc(file=sys.stderr)
     finally:
         if vb:
-            try:
-                rc, journal = vb.sh("journalctl -b --no-pager -o short-monotonic", timeout=60)
-                with open(os.path.join(sub, "journal.txt"), "w") as f:
-                    f.write(journal)
-            except Exception:
-                pass
-            vb.stop()
+            save_journal_and_stop(vb, sub)
     results.append(ok)
     print(f"{'PASS' if ok else 'FAIL'} {name} ({time.monotonic() - t0:.1f} s){': ' + detail if detail else ''}", flush=True)
 
@@ -669,13 +669,7 @@ def main():
                     continue
                 t.run(name, fn)
     finally:
-        try:
-            rc, journal = vb.sh("journalctl -b --no-pager -o short-monotonic", timeout=60)
-            with open(os.path.join(args.workdir, "journal.txt"), "w") as f:
-                f.write(journal)
-        except Exception:
-            pass
-        vb.stop()
+        save_journal_and_stop(vb, args.workdir)
     if not args.only or "broken_state" in args.only.split(","):
         for kind in ("corrupt", "missing"):
             state_partition_boot(kind, kernel, initrd, cmdline, args.workdir, t.results, arch=arch)
