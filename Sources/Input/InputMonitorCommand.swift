@@ -121,24 +121,3 @@ func gestureLine(_ gesture: Gesture, time: Double) -> String {
             + "\"from\":[\(json(fromX, 2)),\(json(fromY, 2))],\"to\":[\(json(toX, 2)),\(json(toY, 2))]}"
     }
 }
-
-/// A JSON string literal (device names are arbitrary bytes from the kernel).
-func jsonString(_ text: String) -> String {
-    var out = "\""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\t": out += "\\t"
-        default:
-            if scalar.value < 0x20 {
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            } else {
-                out.unicodeScalars.append(scalar)
-            }
-        }
-    }
-    return out + "\""
-}

@@ -401,3 +401,23 @@ private struct JSONParser {
         return JSONError(line: line, column: column, message: message)
     }
 }
+
+/// A JSON string literal (RFC 8259): quotes, backslashes and control characters escaped,
+/// so any text (a device name, a scene's mode) makes a line a strict reader accepts.
+public func jsonString(_ text: String) -> String {
+    var out = "\""
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\r": out += "\\r"
+        case "\t": out += "\\t"
+        case _ where scalar.value < 0x20:
+            let hex = String(scalar.value, radix: 16)
+            out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        default: out.unicodeScalars.append(scalar)
+        }
+    }
+    return out + "\""
+}

@@ -50,22 +50,3 @@ func format(_ v: Double) -> String {
     let scaled = (v * 10000).rounded() / 10000
     return String(scaled)
 }
-
-/// A JSON string literal: quotes, backslashes and control characters escaped.
-func jsonString(_ s: String) -> String {
-    var out = "\""
-    for u in s.unicodeScalars {
-        switch u {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        case _ where u.value < 0x20:
-            let hex = String(u.value, radix: 16)
-            out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-        default: out.unicodeScalars.append(u)
-        }
-    }
-    return out + "\""
-}

@@ -1,3 +1,4 @@
+import Platform
 import XCTest
 @testable import Input
 

@@ -505,6 +505,19 @@ class SystemTest:
         return f"exit 79: unit {words[0]} (restarts {words[1]}), login prompt on tty1; 'systemctl start boardwalk' brought the kiosk back"
 
 
+def start_until_ready(vb, directory):
+    """Boots VB and waits for the kiosk's READY marker, the command channel and an active
+    unit (Failed otherwise); returns the SystemTest that drives it."""
+    vb.start()
+    t = SystemTest(vb, None, directory)
+    m, _ = vb.wait_serial(r"BW-MARK ready uptime=([0-9.]+)", READY_TIMEOUT)
+    check(m, f"the kiosk never reported READY within {READY_TIMEOUT:.0f} s")
+    check(vb.wait_shell(300), "the guest's command channel never answered")
+    u = t.wait_active()
+    check(u.get("ActiveState") == "active", f"boardwalk.service is not active: {u}")
+    return t
+
+
 def save_journal_and_stop(vb, directory):
     """The guest's journal into DIRECTORY/journal.txt (best effort: the guest may be
     gone), then QEMU off."""
@@ -534,13 +547,7 @@ def state_partition_boot(kind, kernel, initrd, cmdline, workdir, results, arch="
     vb = vboard.VirtualBoard(sub, kernel, initrd, cmdline, state_disk=disk, arch=arch)
     ok, detail = False, ""
     try:
-        vb.start()
-        t = SystemTest(vb, None, sub)
-        m, _ = vb.wait_serial(r"BW-MARK ready uptime=([0-9.]+)", READY_TIMEOUT)
-        check(m, f"the kiosk never reported READY within {READY_TIMEOUT:.0f} s")
-        check(vb.wait_shell(300), "the guest's command channel never answered")
-        u = t.wait_active()
-        check(u.get("ActiveState") == "active", f"boardwalk.service is not active: {u}")
+        t = start_until_ready(vb, sub)
         rc, mounts = vb.sh("awk '$2==\"/var/lib/boardwalk\"{print $1, $3, $4}' /proc/mounts; "
                            "systemctl show -p ActiveState --value var-lib-boardwalk.mount")
         check("/dev/vda" not in mounts, f"a {kind} state partition was mounted: {mounts}")
@@ -572,13 +579,7 @@ def coin_power_cut(kernel, initrd, cmdline, workdir, results, arch="amd64"):
 
     def boot():
         vb = vboard.VirtualBoard(sub, kernel, initrd, cmdline, state_disk=disk, arch=arch)
-        vb.start()
-        t = SystemTest(vb, None, sub)
-        m, _ = vb.wait_serial(r"BW-MARK ready uptime=([0-9.]+)", READY_TIMEOUT)
-        check(m, f"the kiosk never reported READY within {READY_TIMEOUT:.0f} s")
-        check(vb.wait_shell(300), "the guest's command channel never answered")
-        u = t.wait_active()
-        check(u.get("ActiveState") == "active", f"boardwalk.service is not active: {u}")
+        t = start_until_ready(vb, sub)
         return vb, t
 
     vb = None
