@@ -66,11 +66,12 @@ if [ ! -s "$base" ]; then
     rm -f "$tmp/etc/initrd-release"
     # Read-only root after boot, as on a real board; the state partition is a virtio disk
     # (vboard.py makes it), mounted as a board's is: nofail with a device timeout, so a
-    # missing or broken one boots the kiosk with its state in memory. 30 s, not a board's
-    # 10: under emulation udev loads virtio_blk late (seen: the disk 7 s after the job began).
+    # missing or broken one boots the kiosk with its state in memory. 90 s, not a board's
+    # 10: under emulation udev loads virtio_blk late (seen: the disk 7 s after the job began
+    # on a quiet machine, 31 s at load 11, when a 30 s limit left the kiosk without state).
     cat > "$tmp/etc/fstab" <<EOF
 rootfs     /                   rootfs  ro                              0 0
-/dev/vda   /var/lib/boardwalk  ext4    rw,noatime,nodev,nosuid,noexec,commit=5,nofail,x-systemd.device-timeout=30s  0 0
+/dev/vda   /var/lib/boardwalk  ext4    rw,noatime,nodev,nosuid,noexec,commit=5,nofail,x-systemd.device-timeout=90s  0 0
 tmpfs   /tmp                tmpfs   mode=1777,size=32M,nosuid,nodev  0 0
 tmpfs   /var/tmp            tmpfs   mode=1777,size=8M,nosuid,nodev   0 0
 EOF
