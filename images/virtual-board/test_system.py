@@ -169,7 +169,7 @@ class SystemTest:
 
         def same_screen(name):
             after, _ = self.kiosk_on_screen(name)
-            changed = before.differs(after)
+            changed = before.differs_allowing_shift(after)
             check(changed <= total * 0.02, f"the screen changed: {changed} of {total} sampled pixels (02a vs {name})")
             return changed
 

@@ -111,6 +111,23 @@ class Image:
         d = np.abs(other.array()[y0:y1, x0:x1] - self.array()[y0:y1, x0:x1]).sum(axis=2)
         return int((d > threshold).sum())
 
+    def differs_allowing_shift(self, other, shift=4, threshold=32):
+        """differs(), at the best offset of up to `shift` pixels each way: the kiosk's screen
+        care moves the whole picture 2 px every 2 minutes (pixel shift), which is not a change."""
+        import numpy as np
+        if (self.width, self.height) != (other.width, other.height):
+            return self.width * self.height
+        a, b, s = self.array(), other.array(), shift
+        h, w = self.height, self.width
+        core = a[s:h - s, s:w - s]
+        best = None
+        for dy in range(-s, s + 1):
+            for dx in range(-s, s + 1):
+                d = np.abs(b[s + dy:h - s + dy, s + dx:w - s + dx] - core).sum(axis=2)
+                n = int((d > threshold).reshape(-1)[::3].sum())
+                best = n if best is None else min(best, n)
+        return best
+
     def differs(self, other, threshold=32):
         """How many pixels (sampled) differ noticeably from another screendump."""
         if (self.width, self.height) != (other.width, other.height):
