@@ -12,7 +12,8 @@ import ScreenGeometry
 /// check (pixman 0.42 takes its generic per-pixel path for 90/270 transforms, and its
 /// 8888->565 SRC path measured slower than the kernel). Neither reads the destination,
 /// which matters: a mapped dumb buffer is often uncached, write-combined memory where
-/// reads are very slow; destination rows are written front to back in whole 64-byte runs.
+/// reads are very slow; destination rows are written front to back, and whole turned
+/// frames with non-temporal stores (see CopyKernels.c).
 public final class CopyOut {
     public let rotation: Rotation
     public let destination: Surface

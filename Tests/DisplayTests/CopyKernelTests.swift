@@ -7,7 +7,8 @@ import ScreenGeometry
 /// truncating 565 conversion as pixman's SRC does) and against pixman's upright paths,
 /// byte for byte, at odd sizes and with damage at the edges.
 final class CopyKernelTests: XCTestCase {
-    static let sizes = [PixelSize(1, 1), PixelSize(7, 13), PixelSize(1366, 768), PixelSize(1280, 800)]
+    static let sizes = [PixelSize(1, 1), PixelSize(7, 13), PixelSize(1366, 768), PixelSize(1280, 800),
+                        PixelSize(1920, 1080)]
 
     /// Every pixel its own value in all 24 colour bits (and junk in the unused top byte).
     func makeShadow(_ s: PixelSize) -> Surface {
@@ -36,7 +37,13 @@ final class CopyKernelTests: XCTestCase {
                   PixelRect(-1, h - 2, 3, 6), PixelRect(w / 3, h / 3, 9, 5)] {
             corners.add(r)
         }
-        return [DamageRegion(PixelRect(0, 0, w, h)), edges, corners]
+        var all = [DamageRegion(PixelRect(0, 0, w, h)), edges, corners]
+        // Big rectangles starting off the 16-byte grid on every side: the kernels' aligned,
+        // non-temporal part (copies of 256 KB and up) after a peeled head, with tails.
+        for off in [1, 3] where w > 2 * off + 4 && h > 2 * off + 4 {
+            all.append(DamageRegion(PixelRect(off, off + 1, w - 2 * off - 1, h - 2 * off - 2)))
+        }
+        return all
     }
 
     /// The reference: each damaged logical pixel written where a clockwise turn puts it.
@@ -97,6 +104,38 @@ final class CopyKernelTests: XCTestCase {
                         reference(shadow, region, r, into: expected)
                         let diff = firstDifference(out, expected)
                         XCTAssertNil(diff, "\(size) \(format) rotation \(r) region \(n) \(region.rects): first difference at panel \(String(describing: diff))")
+                    }
+                }
+            }
+        }
+    }
+
+    /// Scan-out buffers the kernels cannot store to aligned: pitches that are not a
+    /// multiple of 16 bytes (rows differ in alignment: plain stores throughout) and buffers
+    /// that start 4 bytes off the grid (every row's first pixels peeled off).
+    func testKernelsMatchTheReferenceOnUnalignedScanoutBuffers() throws {
+        for size in [PixelSize(7, 13), PixelSize(1280, 800), PixelSize(1366, 768)] {
+            let shadow = makeShadow(size)
+            for format in [PixelFormat.xrgb8888, .rgb565] {
+                for r in Rotation.allCases {
+                    let panel = r.swapped(size)
+                    let bpp = format.bytesPerPixel
+                    // pixman wants whole 4-byte words per row.
+                    for (strideExtra, startOffset) in [(4, 0), (8, 4), (16, 4)] {
+                        let stride = (panel.width * bpp + 3) / 4 * 4 + strideExtra
+                        let bytes = stride * panel.height + startOffset
+                        let memory = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
+                        defer { memory.deallocate() }
+                        memset(memory, 0xA5, bytes)
+                        let out = Surface(wrapping: memory + startOffset, width: panel.width, height: panel.height,
+                                          stride: stride, format: format)
+                        let expected = scanout(panel, format)
+                        for region in regions(size) {
+                            try CopyOut(destination: out, rotation: r).copy(from: shadow, region: region)
+                            reference(shadow, region, r, into: expected)
+                        }
+                        let diff = firstDifference(out, expected)
+                        XCTAssertNil(diff, "\(size) \(format) rotation \(r) stride +\(strideExtra) start +\(startOffset): first difference at panel \(String(describing: diff))")
                     }
                 }
             }
