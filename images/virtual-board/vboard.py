@@ -515,14 +515,18 @@ class VirtualBoard:
     def wait_shell(self, timeout):
         """Waits until the guest's command channel answers."""
         deadline = time.monotonic() + timeout
+        wait = 2.0
         while time.monotonic() < deadline:
             try:
-                if self.sh("true", timeout=2)[0] == 0:
+                # A guest still busy with its boot (emulated, on a loaded machine) may need
+                # longer than 2 s to start bash and answer: each try waits a little longer.
+                if self.sh("true", timeout=wait)[0] == 0:
                     return True
             except (OSError, TimeoutError, ConnectionError):
                 if self._shell:
                     self._shell.close()
                     self._shell = None
+                wait = min(wait * 1.5, 20.0)
                 time.sleep(0.5)
         return False
 
