@@ -174,6 +174,10 @@ bw_install_system() {
     install -D -m 0644 "$BW_REPO/systemd/boardwalk.sysusers" "$root/usr/lib/sysusers.d/boardwalk.conf"
     install -D -m 0644 "$BW_REPO/systemd/boardwalk.tmpfiles" "$root/usr/lib/tmpfiles.d/boardwalk.conf"
     install -D -m 0644 "$BW_REPO/systemd/70-boardwalk.rules" "$root/usr/lib/udev/rules.d/70-boardwalk.rules"
+    # USB sticks mounted read-only for the kiosk (update bundles, the books), and the kiosk's
+    # group allowed to ask RAUC's service for an update ("Update from USB").
+    install -D -m 0644 "$BW_REPO/systemd/80-boardwalk-usb.rules" "$root/usr/lib/udev/rules.d/80-boardwalk-usb.rules"
+    install -D -m 0644 "$BW_REPO/systemd/boardwalk-rauc.conf" "$root/usr/share/dbus-1/system.d/boardwalk-rauc.conf"
     # The user exists in the image itself (a read-only root can't get it at boot).
     systemd-sysusers --root="$root" "$root/usr/lib/sysusers.d/boardwalk.conf" >&2
     mkdir -p "$root/etc/systemd/system/multi-user.target.wants" "$root/var/lib/boardwalk" "$root/etc/boardwalk"
@@ -192,6 +196,59 @@ bw_install_system() {
     # Logs in RAM: the root is read-only and an SD card should not wear out on logs.
     printf '[Journal]\nStorage=volatile\nRuntimeMaxUse=16M\n' > "$root/etc/systemd/journald.conf.d/boardwalk.conf"
     echo boardwalk > "$root/etc/hostname"
+}
+
+# bw_exporter_port PROFILE: the node exporter's port the profile asks for ([metrics]
+# exporter_port), or nothing when it asks for none. Fails on a value that is not a port.
+bw_exporter_port() {
+    local port
+    port=$(bw_profile_get "$1" metrics exporter_port)
+    case "$port" in ""|none|0) return 0 ;; esac
+    [[ "$port" =~ ^[0-9]+$ ]] && [ "$port" -le 65535 ] || bw_die "$1: [metrics] exporter_port = $port is not a TCP port"
+    echo "$port"
+}
+
+# bw_exporter_packages PROFILE: the packages the exporter needs, when the profile enables it
+# (for bw_root_tar's list; nothing otherwise).
+bw_exporter_packages() { [ -z "$(bw_exporter_port "$1")" ] || echo prometheus-node-exporter; }
+
+# bw_enable_exporter ROOT PROFILE: with [metrics] exporter_port = N, Debian's node exporter
+# runs at boot, listening on port N (all addresses) with its textfile collector on the
+# kiosk's metrics directory ([metrics] textfile_dir; auto: /run/boardwalk-metrics, which
+# tmpfiles makes and the unit lets the kiosk write), and the wired network comes up by DHCP
+# (systemd-networkd) so the fleet can scrape it. The kiosk itself keeps PrivateNetwork=yes.
+# Without exporter_port: nothing.
+bw_enable_exporter() {
+    local root=$1 profile=$2 port dir
+    port=$(bw_exporter_port "$profile")
+    [ -n "$port" ] || return 0
+    [ -x "$root/usr/bin/prometheus-node-exporter" ] ||
+        bw_die "exporter_port is set but the root lacks prometheus-node-exporter (bw_exporter_packages)"
+    dir=$(bw_profile_get "$profile" metrics textfile_dir)
+    case "$dir" in
+        ""|auto) dir=/run/boardwalk-metrics ;;
+        none) bw_die "$profile: exporter_port needs the kiosk's metrics ([metrics] textfile_dir is none)" ;;
+        /*) ;;
+        *) bw_die "$profile: [metrics] textfile_dir = $dir is not an absolute path" ;;
+    esac
+    mkdir -p "$root/etc/default" "$root/etc/systemd/system/multi-user.target.wants" \
+        "$root/etc/systemd/system/sockets.target.wants" "$root/etc/systemd/network"
+    # Only the textfile collector's directory and the port differ from Debian's defaults.
+    printf '# Boardwalk (images/lib.sh bw_enable_exporter): the kiosk'"'"'s metrics on port %s.\nARGS="--web.listen-address=:%s --collector.textfile.directory=%s"\n' \
+        "$port" "$port" "$dir" > "$root/etc/default/prometheus-node-exporter"
+    ln -sf /lib/systemd/system/prometheus-node-exporter.service \
+        "$root/etc/systemd/system/multi-user.target.wants/prometheus-node-exporter.service"
+    if [ "$dir" != /run/boardwalk-metrics ]; then
+        # Another directory: the kiosk may write there, and it exists at boot.
+        mkdir -p "$root/etc/systemd/system/boardwalk.service.d" "$root/etc/tmpfiles.d"
+        printf '[Service]\nReadWritePaths=-%s\n' "$dir" > "$root/etc/systemd/system/boardwalk.service.d/metrics.conf"
+        printf 'd %s 0755 boardwalk boardwalk - -\n' "$dir" > "$root/etc/tmpfiles.d/boardwalk-metrics.conf"
+    fi
+    # The wired network by DHCP (Ethernet names: enX..., ethN).
+    printf '[Match]\nName=en* eth*\n\n[Network]\nDHCP=yes\n' > "$root/etc/systemd/network/80-boardwalk-wired.network"
+    ln -sf /lib/systemd/system/systemd-networkd.service "$root/etc/systemd/system/multi-user.target.wants/systemd-networkd.service"
+    ln -sf /lib/systemd/system/systemd-networkd.socket "$root/etc/systemd/system/sockets.target.wants/systemd-networkd.socket"
+    bw_log "node exporter: port $port, textfile collector on $dir, wired network by DHCP"
 }
 
 # bw_lockdown ROOT: no key chord on a keyboard plugged into the kiosk reaches the system.

@@ -3,8 +3,10 @@ import Input
 import UI
 
 /// The operator pages behind the Service tab.
-public enum OperatorPageKind: Sendable {
+public enum OperatorPageKind: Sendable, Equatable {
     case highScores, coins, books, screenCare, sound
+    /// "Update from USB" for the bundle at this path.
+    case update(bundle: String)
 }
 
 /// Coins and credits: free play or credits, the price of a play and of a credit, the

@@ -27,11 +27,13 @@ final class FrameDriver {
     /// first frame, which tells systemd the kiosk is up). Returns whether a frame went out.
     @discardableResult
     func drawFrame(now: Double, force: Bool = false) throws(DisplayError) -> Bool {
+        let started = monotonicSeconds()
         if presenter.needsFullRedraw { kiosk.screen.invalidateAll() }
         let damage = kiosk.renderFrame(now: now)
         guard !damage.isEmpty || force else { return false }
         try presenter.present(kiosk.screen.shadow, damage: damage)
         framesPresented += 1
+        kiosk.figures.recordFrame(seconds: monotonicSeconds() - started)
         if now - lastHeapTrim >= FrameDriver.heapTrimInterval {
             lastHeapTrim = now
             _ = releaseFreeHeap()

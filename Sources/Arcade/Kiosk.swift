@@ -80,6 +80,15 @@ public final class Kiosk {
     var initials: (scene: InitialsScene, result: GameResult)?
     private var seedCounter: UInt64
     let storage: StoreStorage
+    /// The image's version and booted slot (`SystemVersion.swift`); the live kiosk reads it.
+    public var systemVersion = SystemVersion()
+    /// Frame times and CPU, and the metrics file (`KioskMetrics.swift`).
+    let figures = RunFigures()
+    var metrics: MetricsWriter?
+    var cpuClock: () -> Double = RunFigures.processCPUSeconds
+    /// System updates from a USB stick (`SystemUpdater.swift`); the live kiosk sets RAUC's.
+    public var updater: SystemUpdater = SimulatedUpdater()
+    let startedAt: Double
 
     /// Asks the outside world to act on a setting the operator changed.
     /// The mixer's volume in percent (capped, quieter in the attract mode, 0 when closed):
@@ -101,6 +110,7 @@ public final class Kiosk {
         self.catalog = catalog
         self.now = now
         self.seedCounter = seed
+        startedAt = now
         storage = StoreStorage(store: store)
         creditMeter = CreditMeter(store: store, settings: settings.kiosk)
         care = ScreenCare(settings: settings.display)
@@ -121,6 +131,7 @@ public final class Kiosk {
         refreshMenu()
         show(menu)
         sound.playMusic(.menu)
+        configureMetrics()
     }
 
     func refreshMenu() {
@@ -352,12 +363,13 @@ public final class Kiosk {
         tickHighScores(now: now)
         tickContinue(now: now)
         store.flushIfDue(now: now)
+        tickMetrics(now: now)
     }
 
     /// When `tick` next has work to do, for the loop's timer.
     public var nextDeadline: Double? {
         var d = [idle.deadline, operatorGesture.deadline, gestures.nextDeadline, store.nextFlushDeadline,
-                 highScoreDeadline, continuing?.scene.deadline, panelDeadline].compactMap { $0 }
+                 highScoreDeadline, continuing?.scene.deadline, panelDeadline, metrics?.nextDeadline].compactMap { $0 }
         if case .attract = mode { d.append(attractStarted + Double(settings.kiosk.attractSecondsPerGame)) }
         return d.min()
     }
@@ -394,6 +406,7 @@ public final class Kiosk {
         care = ScreenCare(settings: settings.display)
         hoursCheckedAt = -Double.infinity
         applyVolume()
+        configureMetrics()
         if mode == .menu { refreshMenu() }
     }
 }
@@ -500,6 +513,7 @@ extension Kiosk: OperatorControls {
         case .books: page = BooksPage(controls: self)
         case .screenCare: page = ScreenCarePage(controls: self)
         case .sound: page = SoundPage(controls: self)
+        case .update(let bundle): page = UpdatePage(controls: self, updater: updater, bundle: bundle)
         }
         page.onClose = { [weak self] in self?.showOperatorScene() }
         show(page)

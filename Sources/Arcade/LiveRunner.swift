@@ -95,6 +95,10 @@ public final class LiveRunner {
                       sound: sound,
                       catalog: .standard, now: monotonicSeconds())
         frames = FrameDriver(kiosk: kiosk, presenter: presenter, now: monotonicSeconds())
+        let version = SystemVersion.read()
+        kiosk.systemVersion = version
+        kiosk.updater = RaucUpdater()
+        Log.notice("system: \(version.summary)")
         wireKiosk()
     }
 

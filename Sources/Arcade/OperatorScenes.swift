@@ -122,6 +122,10 @@ public protocol OperatorControls: AnyObject {
     func change(_ key: String, to value: String)
     func startCalibration()
     func exitToConsole()
+    /// The image's version and the booted slot.
+    var systemVersion: SystemVersion { get }
+    /// RAUC on a cabinet; a twin in tests and headless runs.
+    var updater: SystemUpdater { get }
 }
 
 /// One row of the operator menu: a name, a value, and buttons to change it.
@@ -171,14 +175,14 @@ public final class OperatorScene: Scene {
     private let words: OperatorWords
     private let tabs: TabBar
     private let close: Button
-    private var pages: [View] = [View(), View(), View()]
-    private var rows: [[View]] = [[], [], []]
+    private var pages: [View] = [View(), View(), View(), View()]
+    private var rows: [[View]] = [[], [], [], []]
     private var refreshers: [() -> Void] = []
 
     public init(controls: OperatorControls) {
         self.controls = controls
         words = OperatorWords(controls.language)
-        tabs = TabBar(titles: [words.screenTab, words.gamesTab, words.serviceTab])
+        tabs = TabBar(titles: [words.screenTab, words.gamesTab, words.serviceTab, words.systemTab])
         close = Button(words.done, kind: .primary)
         super.init()
         backgroundColor = Theme.background
@@ -190,6 +194,7 @@ public final class OperatorScene: Scene {
         buildScreenPage()
         buildGamesPage()
         buildServicePage()
+        buildSystemPage()
         show(page: 0)
         refresh()
     }
@@ -276,6 +281,32 @@ public final class OperatorScene: Scene {
                    buttons: [(words.exit, .primary, { c.exitToConsole() }), (words.cancel, .secondary, {})]).present(on: self)
         }
         add(SettingRow(name: words.exitToConsole, buttons: [exit]), page: 2)
+    }
+
+    /// The image's version and slot, and "Update from USB" when a stick holds a bundle
+    /// (looked for each time the tab shows).
+    private func buildSystemPage() {
+        let c = controls, words = self.words
+        let version = SettingRow(name: words.versionRow, buttons: [])
+        version.valueLabel.text = words.versionAndSlot(c.systemVersion)
+        version.valueLabel.shrinksToFit = true
+        add(version, page: 3)
+        let image = SettingRow(name: words.imageRow, buttons: [])
+        image.valueLabel.text = words.shown(c.systemVersion.imageID)
+        image.valueLabel.shrinksToFit = true
+        add(image, page: 3)
+        let update = Button(words.update, kind: .secondary)
+        let updateRow = SettingRow(name: words.updateFromUSB, buttons: [update])
+        updateRow.stacksValue = true
+        var bundle: String?
+        update.action = { if let bundle { c.showPage(.update(bundle: bundle)) } }
+        refreshers.append { [weak self] in
+            guard self?.tabs.selectedIndex == 3 else { return }
+            bundle = c.updater.findBundles().first
+            updateRow.valueLabel.text = bundle.map(UpdatePage.fileName) ?? words.noBundle
+            update.isEnabled = bundle != nil
+        }
+        add(updateRow, page: 3)
     }
 
     public func refresh() { refreshers.forEach { $0() } }

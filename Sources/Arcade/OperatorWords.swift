@@ -6,7 +6,7 @@ struct OperatorWords {
     let language: Language
     init(_ language: Language) { self.language = language }
 
-    private func t(_ english: String, _ chinese: String) -> String { language == .chinese ? chinese : english }
+    func t(_ english: String, _ chinese: String) -> String { language == .chinese ? chinese : english }
 
     // Common
     var done: String { t("Done", "完成") }

@@ -124,6 +124,27 @@ public struct Settings: Equatable, Sendable {
         public init() {}
     }
 
+    public struct Metrics: Equatable, Sendable {
+        /// Where the kiosk writes `boardwalk.prom` for the node exporter's textfile
+        /// collector: a directory, "none" (off), or "auto": `defaultTextfileDir` when the
+        /// board runs the exporter (`exporter_port`), else off.
+        public var textfileDir = "auto"
+        /// The node exporter's port, for the image builder (images/lib.sh `bw_enable_exporter`);
+        /// nil: no exporter. The kiosk itself never listens (PrivateNetwork=yes).
+        public var exporterPort: Int? = nil
+        public static let defaultTextfileDir = "/run/boardwalk-metrics"
+
+        /// The directory the metrics go to; nil: no metrics file.
+        public var textfileDirectory: String? {
+            switch textfileDir {
+            case "none": return nil
+            case "auto": return exporterPort == nil ? nil : Self.defaultTextfileDir
+            default: return textfileDir
+            }
+        }
+        public init() {}
+    }
+
     public var display = Display()
     public var touch = Touch()
     public var input = Input()
@@ -131,6 +152,7 @@ public struct Settings: Equatable, Sendable {
     public var kiosk = Kiosk()
     public var coin = Coin()
     public var zombies = Zombies()
+    public var metrics = Metrics()
 
     /// The games' own settings as `GameContext.settings` hands them to the scenes.
     public var gameSettings: [String: String] {

@@ -10,7 +10,7 @@ import UI
 extension Settings {
     /// Every key a file, `--set` or the operator's saved settings may name.
     public static var keys: [String] { Settings.table.map(\.key) }
-    public static let sections = ["display", "touch", "input", "audio", "kiosk", "coin", "zombies"]
+    public static let sections = ["display", "touch", "input", "audio", "kiosk", "coin", "zombies", "metrics"]
     /// Keys whose values no log line repeats.
     public static let secretKeys: Set<String> = ["kiosk.operator_pin"]
 
@@ -250,6 +250,19 @@ extension Settings {
                 return "must be " + BeatZombiesDifficulty.allCases.map(\.rawValue).joined(separator: ", ")
             }
             s.zombies.difficulty = difficulty
+            return nil
+        },
+        Entry(key: "metrics.textfile_dir", get: { $0.metrics.textfileDir }) { s, v in
+            guard v == "auto" || v == "none" || (v.hasPrefix("/") && v.count > 1) else {
+                return "expected auto, none or an absolute directory path"
+            }
+            s.metrics.textfileDir = v.count > 1 && v.hasSuffix("/") ? String(v.dropLast()) : v
+            return nil
+        },
+        Entry(key: "metrics.exporter_port", get: { $0.metrics.exporterPort.map(String.init) ?? "none" }) { s, v in
+            if v == "none" || v == "0" { s.metrics.exporterPort = nil; return nil }
+            guard let port = Parse.int(v, 1...65535) else { return "expected none or a TCP port, 1 to 65535" }
+            s.metrics.exporterPort = port
             return nil
         },
     ]

@@ -57,7 +57,7 @@ if [ -n "${BOARDWALK_RPI_SOURCES:-}" ]; then
     [ -n "$kernel" ] || bw_die "$board names no rpi_os_kernel"
     bw_log "root: Raspberry Pi OS kernel $kernel (BOARDWALK_RPI_SOURCES)"
     mmdebstrap --variant=minbase --architecture=arm64 \
-        --include="$(bw_list "$BW_IMAGES/packages.txt" "$kernel" raspi-firmware)" \
+        --include="$(bw_list "$BW_IMAGES/packages.txt" "$kernel" raspi-firmware $(bw_exporter_packages "$profile"))" \
         --aptopt='APT::Install-Recommends "false"' ${BOARDWALK_RPI_KEYRING:+--keyring="$BOARDWALK_RPI_KEYRING"} \
         "$BW_SUITE" "$root" "deb http://deb.debian.org/debian $BW_SUITE main non-free-firmware" \
         "$BOARDWALK_RPI_SOURCES" >&2
@@ -65,11 +65,12 @@ else
     kernel=$(bw_profile_get "$profile" boot kernel)
     [ "$kernel" = linux-image-arm64 ] ||
         bw_die "$board needs $kernel, which Debian does not have: set BOARDWALK_RPI_SOURCES (images/README.md)"
-    tar=$(bw_root_tar arm64 "$BW_IMAGES/packages.txt" "$kernel,raspi-firmware")
+    tar=$(bw_root_tar arm64 "$BW_IMAGES/packages.txt" "$kernel,raspi-firmware" $(bw_exporter_packages "$profile"))
     tar -C "$root" -xf "$tar"
 fi
 
 bw_install_system "$root"
+bw_enable_exporter "$root" "$profile"
 bw_install_kiosk "$root" "$bin" "$profile"
 # The operator PIN: PIN=NNNNNN, or a random one printed once; stored only as a salted hash.
 bw_set_pin "$root" "${PIN:-}"

@@ -17,8 +17,8 @@ case "$arch" in
     amd64) profile_name=qemu-x86_64 suite=${BOARDWALK_SUITE:-bookworm}
         # virtio-gpu (display), virtio input (tablet, keyboard), AC97 (sound), uinput (replayed
         # touchscreens), virtio console (the test's command channel), evdev, virtio-blk +
-        # ext4 (the state disk).
-        modules="virtio_gpu virtio_input snd_intel8x0 uinput virtio_console evdev virtio_pci virtio_blk ext4" ;;
+        # ext4 (the state disk), virtio-net (the node exporter, scraped through QEMU's user network).
+        modules="virtio_gpu virtio_input snd_intel8x0 uinput virtio_console evdev virtio_pci virtio_blk ext4 virtio_net" ;;
     arm64) profile_name=qemu-arm64 suite=${BOARDWALK_SUITE:-trixie}
         # Debian's arm64 kernel has no AC97, and intel-hda's codec probe fails under TCG:
         # sound is a USB audio device on xhci (as on many cabinets).
@@ -44,8 +44,8 @@ kdir=$(bw_kernel "$BW_SUITE" "$arch" $modules)
 kernel_pkg=linux-image-$(cat "$kdir/version")
 
 # The packed root: Debian + modules + the system files (unit, user, guest test helpers).
-tar=$(bw_root_tar "$arch" "$BW_IMAGES/packages.txt" "$BW_IMAGES/packages-test.txt")
-key=$(bw_key "$tar" "$kernel_pkg" "$BW_IMAGES/lib.sh" "$0" "$BW_REPO"/systemd/* "$HERE"/guest/*)
+tar=$(bw_root_tar "$arch" "$BW_IMAGES/packages.txt" "$BW_IMAGES/packages-test.txt" $(bw_exporter_packages "$profile"))
+key=$(bw_key "$tar" "$kernel_pkg" "$BW_IMAGES/lib.sh" "$0" "$BW_REPO"/systemd/* "$HERE"/guest/* "$profile")
 base=$BW_CACHE/base-$arch-$key.cpio
 if [ ! -s "$base" ]; then
     bw_log "root: packing $(basename "$base")"
@@ -54,6 +54,7 @@ if [ ! -s "$base" ]; then
     tar -C "$tmp" -xf "$tar"
     cp -a "$kdir/mods/lib/modules" "$tmp/usr/lib/"
     bw_install_system "$tmp"
+    bw_enable_exporter "$tmp" "$profile"
     # Guest helpers, used only by the system test: a root command channel on a
     # virtio port and a serial marker when the kiosk reports READY.
     install -D -m 0755 "$HERE/guest/bw-agent" "$tmp/usr/local/sbin/bw-agent"

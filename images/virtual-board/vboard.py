@@ -252,10 +252,41 @@ MACHINES = {
 }
 
 
+PROFILES = {"amd64": "qemu-x86_64", "arm64": "qemu-arm64"}
+
+
+def profile_value(arch, section, key):
+    """One value from the board profile of the virtual board for arch ("" when absent)."""
+    path = os.path.join(REPO, "boards", PROFILES[arch] + ".conf")
+    current = None
+    with open(path) as f:
+        for line in f:
+            line = line.split("#", 1)[0].strip()
+            if line.startswith("["):
+                current = line.strip("[]").strip()
+            elif "=" in line and current == section:
+                k, v = line.split("=", 1)
+                if k.strip() == key:
+                    return v.strip()
+    return ""
+
+
+def free_port():
+    """A TCP port on 127.0.0.1 nobody listens on now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 class VirtualBoard:
     def __init__(self, workdir, kernel, initrd, cmdline, display="none", memory_mb=1536, state_disk="auto",
                  arch="amd64"):
         self.arch = arch
+        # The node exporter's port in the guest ([metrics] exporter_port of the profile), and
+        # the host port QEMU's user network forwards to it (127.0.0.1 only); None without one.
+        port = profile_value(arch, "metrics", "exporter_port")
+        self.exporter_port = int(port) if port.isdigit() and int(port) > 0 else None
+        self.exporter_host_port = free_port() if self.exporter_port else None
         self.workdir = os.path.abspath(workdir)
         # The state partition (/var/lib/boardwalk): a raw ext4 image, "auto" (state.img in
         # the workdir, made when missing) or None (no disk: the kiosk keeps state in memory).
@@ -301,7 +332,17 @@ class VirtualBoard:
             "-kernel", self.kernel, "-initrd", self.initrd,
             "-append", (self.cmdline + " " + extra).strip(),
         ] + (["-drive", f"file={self.state_disk},if=none,id=state,format=raw",
-              "-device", "virtio-blk-pci,drive=state"] if self.state_disk else [])
+              "-device", "virtio-blk-pci,drive=state"] if self.state_disk else []) + (
+            # A network card on QEMU's user network, closed to the outside (restrict=on): only
+            # the exporter's port is reachable, from this machine.
+            ["-netdev", f"user,id=net0,restrict=on,hostfwd=tcp:127.0.0.1:{self.exporter_host_port}-:{self.exporter_port}",
+             "-device", "virtio-net-pci,netdev=net0"] if self.exporter_port else [])
+
+    def scrape(self, timeout=10):
+        """The exporter's /metrics as text, fetched from the host through the forwarded port."""
+        import urllib.request
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.exporter_host_port}/metrics", timeout=timeout) as r:
+            return r.read().decode("utf-8", "replace")
 
     def start(self):
         for p in (self.monitor_path, self.qmp_path, self.shell_path, self.serial_path, self.wav_path):
@@ -491,14 +532,18 @@ class VirtualBoard:
     def wait_shell(self, timeout):
         """Waits until the guest's command channel answers."""
         deadline = time.monotonic() + timeout
+        wait = 2.0
         while time.monotonic() < deadline:
             try:
-                if self.sh("true", timeout=2)[0] == 0:
+                # A guest still busy with its boot (emulated, on a loaded machine) may need
+                # longer than 2 s to start bash and answer: each try waits a little longer.
+                if self.sh("true", timeout=wait)[0] == 0:
                     return True
             except (OSError, TimeoutError, ConnectionError):
                 if self._shell:
                     self._shell.close()
                     self._shell = None
+                wait = min(wait * 1.5, 20.0)
                 time.sleep(0.5)
         return False
 

@@ -1,0 +1,74 @@
+import Platform
+
+/// The kiosk's figures as Prometheus metrics (`MetricsText`), written by `MetricsWriter`
+/// from `Kiosk.tick`. Names: docs/FLEET.md.
+struct MetricsSnapshot {
+    var books: Bookkeeping
+    var version: SystemVersion
+    /// Seconds since this kiosk process started.
+    var runSeconds: Double
+    var cpuSeconds: Double
+    var figures: RunFigures
+    var credits: Int
+
+    var text: String {
+        var m = MetricsText()
+        let counters = books.counters
+        func counter(_ key: String) -> Double { Double(counters[key] ?? 0) }
+
+        m.family("boardwalk_build_info", .gauge, "The system image's version and id and the booted root slot (\"unknown\" when not known); always 1.")
+        m.sample("boardwalk_build_info", [("version", version.version), ("image_id", version.imageID), ("slot", version.slot)], 1)
+
+        m.family("boardwalk_plays_total", .counter, "Games started, per game (the operator's reset of the books zeroes it).")
+        for game in books.games { m.sample("boardwalk_plays_total", [("game", game)], counter(Bookkeeping.plays(game))) }
+        m.family("boardwalk_play_seconds_total", .counter, "Seconds played, per game (counted when a player leaves the game).")
+        for game in books.games { m.sample("boardwalk_play_seconds_total", [("game", game)], counter(Bookkeeping.playTime(game))) }
+
+        m.single("boardwalk_coins_total", .counter, "Coins inserted into the cabinet.", counter("coins"))
+        m.single("boardwalk_credits_bought_total", .counter, "Credits bought with coins.", counter("credits.bought"))
+        m.single("boardwalk_credits_used_total", .counter, "Credits spent on games.", counter("credits.used"))
+        m.single("boardwalk_credits", .gauge, "Credits on the meter now.", Double(credits))
+        m.single("boardwalk_starts_total", .counter, "Kiosk starts that reached the first frame.", counter("starts"))
+        m.single("boardwalk_crashes_total", .counter, "Runs that ended without saving (a crash, a kill, a power cut).", counter("crashes"))
+        m.single("boardwalk_watchdog_restarts_total", .counter, "Runs stopped by systemd's watchdog (a frozen frame loop).",
+                 counter(Bookkeeping.watchdogRestarts))
+        m.single("boardwalk_uptime_seconds_total", .counter, "Seconds the kiosk has run since the books were last reset.",
+                 counter("uptime_seconds"))
+        m.single("boardwalk_process_uptime_seconds", .gauge, "Seconds since this kiosk process started.", runSeconds.rounded())
+        m.single("boardwalk_cpu_seconds_total", .counter, "CPU time of the kiosk process, every thread.", cpuSeconds)
+        if let idle = figures.idleCPURatio {
+            m.single("boardwalk_idle_cpu_ratio", .gauge,
+                     "Share of one core the kiosk used over its latest whole minute without drawing a frame.", idle)
+        }
+        m.family("boardwalk_frame_seconds", .histogram, "Time to draw and present a frame.")
+        for (bound, count) in figures.cumulativeBuckets {
+            m.sample("boardwalk_frame_seconds_bucket", [("le", MetricsText.number(bound))], count)
+        }
+        m.sample("boardwalk_frame_seconds_sum", [], figures.frameSeconds)
+        m.sample("boardwalk_frame_seconds_count", [], figures.frames)
+        return m.text
+    }
+}
+
+extension Kiosk {
+    /// Starts (or stops, or moves) the metrics file after the settings changed.
+    func configureMetrics() {
+        let directory = settings.metrics.textfileDirectory
+        guard directory != metrics?.directory else { return }
+        metrics = directory.map { MetricsWriter(directory: $0) }
+    }
+
+    /// The metrics as they stand now.
+    func metricsSnapshot(now: Double, cpuSeconds: Double) -> MetricsSnapshot {
+        MetricsSnapshot(books: store.bookkeeping(games: catalog.ids, now: now), version: systemVersion,
+                        runSeconds: now - startedAt, cpuSeconds: cpuSeconds, figures: figures, credits: creditMeter.credits)
+    }
+
+    /// From `tick`: the metrics file, when a minute has passed since the last one.
+    func tickMetrics(now: Double) {
+        guard let metrics, now >= metrics.nextDeadline else { return }
+        let cpu = cpuClock()
+        figures.closeWindow(now: now, cpuSeconds: cpu)
+        metrics.writeIfDue(now: now) { metricsSnapshot(now: now, cpuSeconds: cpu).text }
+    }
+}

@@ -1,0 +1,184 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Platform
+
+/// The cabinet's updater: RAUC's service, reached over the system D-Bus (policy for the
+/// kiosk's group: systemd/boardwalk-rauc.conf). The bundle's version comes from the
+/// service's `Info` method (`busctl`: the service, as root, checks the signature and reads
+/// the manifest; the kiosk's sandbox could not), the install from `rauc install`, whose
+/// progress lines ("40% Copying image") the page shows and whose exit status is the
+/// result. Each runs on its own thread; `poll` reads the state under a lock.
+public final class RaucUpdater: SystemUpdater, @unchecked Sendable {
+    let busctl: String
+    let rauc: String
+    let mountsPath: String
+    private var lock = pthread_mutex_t()
+    private var current = UpdateState.idle
+
+    public init(busctl: String = "/usr/bin/busctl", rauc: String = "/usr/bin/rauc", mountsPath: String = "/proc/self/mounts") {
+        self.busctl = busctl
+        self.rauc = rauc
+        self.mountsPath = mountsPath
+        pthread_mutex_init(&lock, nil)
+    }
+
+    deinit { pthread_mutex_destroy(&lock) }
+
+    public func findBundles() -> [String] {
+        USBBundles.find(mounts: (try? Files.readText(mountsPath)) ?? "")
+    }
+
+    public func poll() -> UpdateState {
+        pthread_mutex_lock(&lock)
+        defer { pthread_mutex_unlock(&lock) }
+        return current
+    }
+
+    private func set(_ state: UpdateState) {
+        pthread_mutex_lock(&lock)
+        current = state
+        pthread_mutex_unlock(&lock)
+    }
+
+    public func inspect(_ bundle: String) {
+        guard !poll().isBusy else { return }
+        set(.inspecting(bundle: bundle))
+        let busctl = self.busctl
+        background("update-info", bundle) { [weak self] in
+            let result = Subprocess.run([busctl, "--system", "--json=short", "call", "de.pengutronix.rauc", "/",
+                                         "de.pengutronix.rauc.Installer", "Info", "s", bundle])
+            let state: UpdateState
+            switch Self.parseInfo(result) {
+            case .success(let version): state = .ready(bundle: bundle, version: version)
+            case .failure(let problem): state = .failed(bundle: bundle, reason: problem.description)
+            }
+            self?.set(state)
+            Log.info("update: \(bundle): \(state)")
+        }
+    }
+
+    public func install(_ bundle: String) {
+        guard case .ready(let ready, let version) = poll(), ready == bundle else { return }
+        set(.installing(bundle: bundle, version: version, percent: 0, step: ""))
+        Log.notice("update: installing \(bundle) (version \(version)) from the operator menu")
+        let rauc = self.rauc
+        background("update-install", bundle) { [weak self] in
+            var last = ""
+            let result = Subprocess.run([rauc, "install", bundle]) { line in
+                let text = line.trimmed
+                guard !text.isEmpty else { return }
+                last = text
+                if let (percent, step) = Self.parseProgress(text) {
+                    self?.set(.installing(bundle: bundle, version: version, percent: percent, step: step))
+                }
+            }
+            if result.status == 0 {
+                Log.notice("update: \(bundle) installed (version \(version)); it starts at the next boot")
+                self?.set(.installed(bundle: bundle, version: version))
+            } else {
+                let reason = Self.failureReason(last, result)
+                Log.warning("update: installing \(bundle) failed: \(reason)")
+                self?.set(.failed(bundle: bundle, reason: reason))
+            }
+        }
+    }
+
+    private func background(_ name: String, _ bundle: String, _ body: @escaping @Sendable () -> Void) {
+        do { try runInBackground(name, nice: 5, body) } catch {
+            set(.failed(bundle: bundle, reason: "\(error)"))
+        }
+    }
+
+    /// busctl's JSON answer to Info: {"type":"ss","data":["COMPATIBLE","VERSION"]}.
+    static func parseInfo(_ result: Subprocess.Result) -> Result<String, Bookkeeping.Problem> {
+        guard result.status == 0 else {
+            return .failure(Bookkeeping.Problem(description: failureReason("", result)))
+        }
+        let firstLine = result.output.split(separator: "\n").first.map(String.init) ?? ""
+        guard let json = try? JSONValue.parse(firstLine), case .array(let data)? = json["data"], data.count == 2,
+              case .string(let version) = data[1] else {
+            return .failure(Bookkeeping.Problem(description: "rauc's answer was not understood: \(firstLine.prefix(120))"))
+        }
+        return .success(version.isEmpty ? SystemVersion.unknown : SystemVersion.clean(version))
+    }
+
+    /// "  40% Copying image to rootfs.1" -> (40, "Copying image to rootfs.1").
+    static func parseProgress(_ line: String) -> (Int, String)? {
+        let text = line.trimmed
+        guard let percentSign = text.firstIndex(of: "%"), let percent = Int(text[..<percentSign]),
+              (0...100).contains(percent) else { return nil }
+        return (percent, String(text[text.index(after: percentSign)...]).trimmed)
+    }
+
+    /// The last thing the tool said, or how it ended.
+    static func failureReason(_ lastLine: String, _ result: Subprocess.Result) -> String {
+        let said = lastLine.isEmpty ? (result.output.split(separator: "\n").last.map(String.init) ?? "") : lastLine
+        if let spawnError = result.spawnError { return spawnError }
+        let how = result.status >= 0 ? "exit status \(result.status)" : "killed by signal \(-result.status)"
+        return said.isEmpty ? how : String(said.trimmed.prefix(200))
+    }
+}
+
+/// Runs a program with stdout and stderr on one pipe, reading its lines as they come.
+/// Blocks: call it off the run loop.
+enum Subprocess {
+    struct Result {
+        /// Exit status, or minus the signal that killed it; -1 when it never started.
+        var status: Int32
+        var output: String
+        var spawnError: String?
+    }
+
+    static func run(_ arguments: [String], line: ((String) -> Void)? = nil) -> Result {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else {
+            return Result(status: -1, output: "", spawnError: "pipe: \(String(cString: strerror(errno)))")
+        }
+        // Neither end leaks into other programs; the child gets the write end as 1 and 2.
+        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, fds[1], 2)
+        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        let environment: [String] = ["PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C.UTF-8"]
+        let env: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
+        defer { env.forEach { free($0) } }
+        var pid = pid_t()
+        let rc = posix_spawn(&pid, arguments[0], &actions, nil, argv, env)
+        close(fds[1])
+        guard rc == 0 else {
+            close(fds[0])
+            return Result(status: -1, output: "", spawnError: "\(arguments[0]): \(String(cString: strerror(rc)))")
+        }
+        var output: [UInt8] = []
+        var pending: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fds[0], $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            output += buffer[0..<n]
+            // rauc rewrites its progress line with \r on a terminal; split on both.
+            for byte in buffer[0..<n] {
+                if byte == 10 || byte == 13 {
+                    line?(String(decoding: pending, as: UTF8.self))
+                    pending.removeAll(keepingCapacity: true)
+                } else {
+                    pending.append(byte)
+                }
+            }
+        }
+        if !pending.isEmpty { line?(String(decoding: pending, as: UTF8.self)) }
+        close(fds[0])
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let code: Int32 = (status & 0x7f) == 0 ? (status >> 8) & 0xff : -(status & 0x7f)
+        return Result(status: code, output: String(decoding: output, as: UTF8.self))
+    }
+}
