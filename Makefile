@@ -28,6 +28,7 @@ run: build
 
 unit-test: test-deps
 	python3 scripts/check-imports.py
+	python3 images/rpi/test_tryboot_backend.py
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 

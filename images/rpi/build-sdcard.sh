@@ -234,4 +234,10 @@ rm -f "$bundle" "$part"
 rauc bundle --cert="$keys/cert.pem" --key="$keys/key.pem" --keyring="$keys/keyring.pem" \
     --mksquashfs-args="-comp lz4" "$work/bundle" "$part" >&2 || bw_die "rauc bundle failed"
 mv "$part" "$bundle"
+# The card's own RAUC (trixie's, under qemu-user) reads its system.conf and checks the bundle
+# against the card's keyring: what `rauc install` on the board does first.
+ln "$bundle" "$root/tmp/check.raucb" 2>/dev/null || cp "$bundle" "$root/tmp/check.raucb"
+chroot "$root" /usr/bin/rauc --conf=/etc/rauc/system.conf info /tmp/check.raucb > "$work/info" 2>&1 ||
+    { cat "$work/info" >&2; bw_die "the card's rauc does not accept its system.conf or the bundle"; }
+bw_log "the card's $(chroot "$root" /usr/bin/rauc --version) accepts the bundle: $(grep -m1 -i 'verified' "$work/info" | sed 's/.*: //')"
 bw_log "built $bundle ($compatible, $version, $(du -m "$bundle" | cut -f1) MB): rauc install it on a card of this board"
