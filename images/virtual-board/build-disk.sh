@@ -140,7 +140,7 @@ EOF
     tar -C "$tmp" --numeric-owner -cf "$base.part" .
     mv "$base.part" "$base"
     rm -rf "$tmp"; trap - EXIT
-    find "$BW_CACHE" -maxdepth 1 -name "diskroot-$arch-*" ! -name "$(basename "$base")*" -delete
+    find "$BW_CACHE" -maxdepth 1 -name "diskroot-$arch-*" ! -name "$(basename "$base")*" -delete 2>/dev/null || true
 else
     bw_log "disk root: cached $(basename "$base")"
 fi
@@ -235,7 +235,7 @@ EOF
     mcopy -i "$esp.part" "$e/BOOTX64.EFI" "$e/grub.cfg" "$e/grubenv" ::/EFI/BOOT/
     rm -rf "$e"
     mv "$esp.part" "$esp"
-    find "$BW_CACHE" -maxdepth 1 -name "esp-$arch-*.img" ! -name "$(basename "$esp")" -delete
+    find "$BW_CACHE" -maxdepth 1 -name "esp-$arch-*.img" ! -name "$(basename "$esp")" -delete 2>/dev/null || true
 fi
 
 # --- the disk: GPT with fixed partition UUIDs, the ESP and slot A written at their offsets.

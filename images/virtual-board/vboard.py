@@ -526,14 +526,18 @@ class VirtualBoard:
     def wait_shell(self, timeout):
         """Waits until the guest's command channel answers."""
         deadline = time.monotonic() + timeout
+        wait = 2.0
         while time.monotonic() < deadline:
             try:
-                if self.sh("true", timeout=2)[0] == 0:
+                if self.sh("true", timeout=wait)[0] == 0:
                     return True
             except (OSError, TimeoutError, ConnectionError):
                 if self._shell:
                     self._shell.close()
                     self._shell = None
+                # A guest busy starting the kiosk (emulated, on a loaded machine) can take
+                # seconds to answer even `true`: each try waits longer.
+                wait = min(wait * 2, 30.0)
                 time.sleep(0.5)
         return False
 
