@@ -77,7 +77,7 @@ EOF
 # $BW_RAUC_DATA_DIR (default: the grubenv's partition, /boot/efi/boardwalk; else
 # /boot/firmware/boardwalk), a writable place that updates do not replace.
 # $BW_RAUC_SYSTEM_EXTRA: more lines for [system]. $BW_SLOT_CHECK_LIMIT: the seconds a trial
-# boot has to reach READY (default 300).
+# boot has to reach READY (default 300), $BW_SLOT_CHECK_STARTS the kiosk starts (default 3).
 bw_rauc_install() {
     local root=$1 bootloader=$2 compatible=$3 dev_a=$4 dev_b=$5
     local keys datadir conf=$root/etc/rauc/system.conf
@@ -158,7 +158,7 @@ EOF
     ln -sf /usr/lib/systemd/system/boardwalk-slot-check.service \
         "$root/etc/systemd/system/multi-user.target.wants/boardwalk-slot-check.service"
     printf '# The slot check (images/rauc.sh): where its record lives, and how long a trial\n# boot may take to bring the kiosk to READY (seconds) and how many kiosk starts.\nRECORD_DIR=%s\nTRIAL_LIMIT=%s\nTRIAL_STARTS=%s\n' \
-        "$datadir" "${BW_SLOT_CHECK_LIMIT:-300}" "${BW_SLOT_CHECK_STARTS:-5}" > "$root/etc/boardwalk/slot-check.conf"
+        "$datadir" "${BW_SLOT_CHECK_LIMIT:-300}" "${BW_SLOT_CHECK_STARTS:-3}" > "$root/etc/boardwalk/slot-check.conf"
 }
 
 # bw_rauc_bundle ROOTFS_IMAGE VERSION COMPATIBLE OUT.raucb: a verity bundle holding the ext4
