@@ -28,6 +28,7 @@ run: build
 
 unit-test: test-deps
 	python3 scripts/check-imports.py
+	python3 images/rpi/test_tryboot_backend.py
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
@@ -53,10 +54,12 @@ arm64-test: arm64 build
 	python3 scripts/arm64-shots-check.py --x86 $(BIN) --arm64 $(ARM64_BIN)
 	python3 images/virtual-board/test_system.py --binary $(ARM64_BIN) --host-binary $(BIN) --workdir out/system-test-arm64
 
-# A Raspberry Pi SD card from Debian 13's archive (images/rpi/build-sdcard.sh), opened and
-# checked without loop devices (images/rpi/test_sdcard.py).
+# A Raspberry Pi SD card from Debian 13's archive with A/B slots and its RAUC bundle
+# (images/rpi/build-sdcard.sh), opened and checked without loop devices
+# (images/rpi/test_sdcard.py); first the tryboot backend's tests on a fake card.
 RPI_BOARD ?= rpi4-official-7in
 rpi-card: arm64
+	python3 images/rpi/test_tryboot_backend.py
 	$(SUDO) images/rpi/build-sdcard.sh $(RPI_BOARD) $(ARM64_BIN) out/rpi/$(RPI_BOARD).img
 	python3 images/rpi/test_sdcard.py out/rpi/$(RPI_BOARD).img $(RPI_BOARD)
 

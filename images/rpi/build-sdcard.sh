@@ -12,29 +12,44 @@
 # the Raspberry Pi OS archive, and its keyring goes in BOARDWALK_RPI_KEYRING; the profile's
 # [boot] rpi_os_kernel is then installed. See images/README.md.
 #
-# Layout (MBR, partitions 4 MiB aligned):
-#   1  FAT32 "BW-BOOT"   256 MiB  firmware, kernel, initramfs, DTBs, config.txt, cmdline.txt
-#   2  ext4  "bw-root"            the Debian root, mounted read-only
-#   3  ext4  "bw-state"   64 MiB  /var/lib/boardwalk: scores and settings, the only
-#                                 writable place on the card (nofail: a broken one
-#                                 does not stop the boot)
+# Layout (MBR; partitions 4 MiB aligned), A/B slots chosen by the firmware (autoboot.txt):
+#   1  FAT16 "BW-AUTOBOOT" 32 MiB  autoboot.txt (which boot partition the firmware starts; a
+#                                  trial of the other through tryboot), bootcode.bin, and
+#                                  boardwalk/ (the slots' states, RAUC's status, the slot
+#                                  check's record); mounted on /boot/firmware
+#   2  FAT32 "BW-BOOT"    256 MiB  slot A's boot partition: firmware, kernel, initramfs, DTBs,
+#                                  config.txt, cmdline.txt (root= partition 5, rauc.slot=A)
+#   3  FAT32 "BW-BOOT"    256 MiB  slot B's (root= partition 6, rauc.slot=B)
+#   4  extended
+#   5  ext4  "bw-root"             slot A's root, read-only
+#   6                              slot B's root: empty until the first update (slot B is
+#                                  marked bad until then)
+#   7  ext4  "bw-state"    64 MiB  /var/lib/boardwalk: scores and settings, the only place the
+#                                  kiosk writes, which updates never touch (nofail)
+# Every card has the disk id 4257a0b0 (BOARDWALK_RPI_DISK_ID): a bundle built later finds the
+# same partitions by PARTUUID on every card flashed from any build.
+# Next to the card, OUT.raucb: a signed RAUC bundle of slot A's boot and root file systems
+# (images/rauc.sh's development keyring unless BOARDWALK_RAUC_KEYDIR), for `rauc install`.
 #
-# Needs root, mmdebstrap, dosfstools, mtools, e2fsprogs, fdisk and qemu-user-static with
-# binfmt_misc (scripts/install-deps.sh arm64). No loop devices: the file systems are made
-# from directories (mkfs.ext4 -d, mcopy) and put together with sfdisk and dd.
+# Needs root, mmdebstrap, dosfstools, mtools, e2fsprogs, fdisk, rauc, squashfs-tools and
+# qemu-user-static with binfmt_misc (scripts/install-deps.sh arm64). No loop devices: the
+# file systems are made from directories (mkfs.ext4 -d, mcopy) and put together with sfdisk
+# and dd.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 BOARDWALK_SUITE=${BOARDWALK_SUITE:-trixie}
 source "$HERE/../lib.sh"
+source "$HERE/../rauc.sh"
 
 board=${1:?usage: build-sdcard.sh BOARD ARM64_BINARY OUT.img}
 bin=${2:?usage: build-sdcard.sh BOARD ARM64_BINARY OUT.img}
 img=${3:?usage: build-sdcard.sh BOARD ARM64_BINARY OUT.img}
+bundle=${img%.img}.raucb
 profile=$BW_REPO/boards/$board.conf
 [ -f "$profile" ] || bw_die "no board profile $profile"
 [ "$(bw_profile_get "$profile" board arch)" = arm64 ] || bw_die "$board is not an arm64 board"
 [ "$(id -u)" = 0 ] || bw_die "needs root (file owners and device nodes in the root)"
-for tool in mmdebstrap mkfs.vfat mcopy mkfs.ext4 sfdisk readelf systemd-sysusers; do
+for tool in mmdebstrap mkfs.vfat mcopy mkfs.ext4 sfdisk readelf systemd-sysusers rauc mksquashfs openssl; do
     command -v "$tool" >/dev/null || bw_die "$tool is missing (scripts/install-deps.sh arm64)"
 done
 case "$(readelf -h "$bin" 2>/dev/null | sed -n 's/.*Machine: *//p')" in
@@ -43,6 +58,12 @@ case "$(readelf -h "$bin" 2>/dev/null | sed -n 's/.*Machine: *//p')" in
 esac
 config_txt=$BW_REPO/boards/$(bw_profile_get "$profile" boot config_txt)
 [ -f "$config_txt" ] || bw_die "the profile names no config.txt fragment beside it"
+# The bundle's compatible: a bundle carries the board's config.txt lines and profile, so it
+# fits that board only.
+compatible=boardwalk-$board
+version=$(bw_image_version)
+disk_id=${BOARDWALK_RPI_DISK_ID:-4257a0b0}
+[[ "$disk_id" =~ ^[0-9a-f]{8}$ ]] || bw_die "BOARDWALK_RPI_DISK_ID=$disk_id: 8 lower-case hex digits"
 bw_foreign_arch arm64
 
 work=$(mktemp -d "$BW_CACHE/sdcard.XXXXXX")
@@ -50,23 +71,30 @@ trap 'rm -rf "$work"' EXIT
 root=$work/root
 mkdir -p "$root"
 
-# The root: Debian + the kiosk's packages + kernel and firmware, cached as a tar (the
-# maintainer scripts run under qemu-user; mkinitramfs alone takes a while there).
+# The root: Debian + the kiosk's packages + kernel, firmware and RAUC (packages.txt here),
+# cached as a tar (the maintainer scripts run under qemu-user; mkinitramfs alone takes a
+# while there).
 if [ -n "${BOARDWALK_RPI_SOURCES:-}" ]; then
     kernel=$(bw_profile_get "$profile" boot rpi_os_kernel)
     [ -n "$kernel" ] || bw_die "$board names no rpi_os_kernel"
     bw_log "root: Raspberry Pi OS kernel $kernel (BOARDWALK_RPI_SOURCES)"
     mmdebstrap --variant=minbase --architecture=arm64 \
-        --include="$(bw_list "$BW_IMAGES/packages.txt" "$kernel" raspi-firmware $(bw_exporter_packages "$profile"))" \
+        --include="$(bw_list "$BW_IMAGES/packages.txt" "$HERE/packages.txt" "$kernel" $(bw_exporter_packages "$profile"))" \
         --aptopt='APT::Install-Recommends "false"' ${BOARDWALK_RPI_KEYRING:+--keyring="$BOARDWALK_RPI_KEYRING"} \
         "$BW_SUITE" "$root" "deb http://deb.debian.org/debian $BW_SUITE main non-free-firmware" \
         "$BOARDWALK_RPI_SOURCES" >&2
+    # Its firmware driver hands the firmware the tryboot flag of `reboot "0 tryboot"`.
+    trial=tryboot
 else
     kernel=$(bw_profile_get "$profile" boot kernel)
     [ "$kernel" = linux-image-arm64 ] ||
         bw_die "$board needs $kernel, which Debian does not have: set BOARDWALK_RPI_SOURCES (images/README.md)"
-    tar=$(bw_root_tar arm64 "$BW_IMAGES/packages.txt" "$kernel,raspi-firmware" $(bw_exporter_packages "$profile"))
+    # One sorted list: the cached root does not depend on which list names a package.
+    tar=$(bw_root_tar arm64 "$(bw_list "$BW_IMAGES/packages.txt" "$HERE/packages.txt" "$kernel" $(bw_exporter_packages "$profile") | tr , '\n' | sort -u | paste -sd, -)")
     tar -C "$root" -xf "$tar"
+    # Debian's upstream kernel passes the firmware no reboot flags (its Raspberry Pi firmware
+    # driver only notifies the reboot): no trial boot, the new slot is switched to directly.
+    trial=switch
 fi
 
 bw_install_system "$root"
@@ -76,27 +104,39 @@ bw_install_kiosk "$root" "$bin" "$profile"
 bw_set_pin "$root" "${PIN:-}"
 bw_lib_names "$root" > "$work/libs"
 bw_check_libs "$bin" "$work/libs"
+bw_os_release "$root" "$version"
 
-# Partition ids: the initramfs finds the root by PARTUUID.
-disk_id=$(od -An -N4 -tx4 /dev/urandom | tr -d ' ')
+# A/B updates: RAUC with the tryboot backend; slot A = boot partition 2 + root 5, slot B =
+# boot 3 + root 6 (each boot partition a child of its root slot: they are written together).
+install -D -m 0755 "$HERE/rauc-tryboot-backend" "$root/usr/lib/boardwalk/rauc-tryboot-backend"
+printf '%s\n' "# How rauc-tryboot-backend tries a new slot (images/rpi/build-sdcard.sh): tryboot (one" \
+    "# trial boot through the firmware's tryboot flag, committed by mark-good) or switch (the new" \
+    "# slot becomes the default at once; mark-bad puts the old one back), for kernels that" \
+    "# cannot pass the firmware the tryboot flag (Debian's)." "TRIAL=$trial" > "$root/etc/boardwalk/tryboot.conf"
+BW_RAUC_CUSTOM_BACKEND=/usr/lib/boardwalk/rauc-tryboot-backend BW_RAUC_DATA_DIR=/boot/firmware/boardwalk \
+    bw_rauc_install "$root" custom "$compatible" "/dev/disk/by-partuuid/$disk_id-05" "/dev/disk/by-partuuid/$disk_id-06"
+printf '\n[slot.boot.0]\ndevice=/dev/disk/by-partuuid/%s-02\ntype=vfat\nparent=rootfs.0\n\n[slot.boot.1]\ndevice=/dev/disk/by-partuuid/%s-03\ntype=vfat\nparent=rootfs.1\n' \
+    "$disk_id" "$disk_id" >> "$root/etc/rauc/system.conf"
+
 uid=$(awk -F: '$1=="boardwalk"{print $3":"$4}' "$root/etc/passwd")
-
-# A read-only root: the state partition is the only thing written; logs stay in RAM.
-# A missing or broken state partition (nofail, 10 s for the device) boots the kiosk anyway,
-# with its state in memory and a warning in the journal.
+# A read-only root: the state partition is the only place the kiosk writes; logs stay in
+# RAM. A missing or broken state partition (nofail) boots the kiosk anyway, with its state
+# in memory and a warning in the journal. The root is not in fstab: it is slot A's or B's
+# (one image for both), mounted read-only by the initramfs from cmdline.txt (root=, ro).
+# Partition 1 is written only by RAUC, its backend and the slot check (rarely; `flush`).
 cat > "$root/etc/fstab" <<EOF
-# Boardwalk: read-only root, scores and settings on their own partition.
-PARTUUID=$disk_id-01  /boot/firmware      vfat   ro,noatime,nodev,nosuid,noexec,umask=0022  0 2
-PARTUUID=$disk_id-02  /                   ext4   ro,noatime                                 0 1
-PARTUUID=$disk_id-03  /var/lib/boardwalk  ext4   rw,noatime,nodev,nosuid,noexec,commit=5,nofail  0 2
+# Boardwalk: read-only root (slot A or B: cmdline.txt), scores and settings on their own
+# partition, the boot selection (autoboot.txt, the slots' states) on partition 1.
+PARTUUID=$disk_id-01  /boot/firmware      vfat   rw,noatime,flush,nodev,nosuid,noexec,umask=0077,nofail  0 2
+PARTUUID=$disk_id-07  /var/lib/boardwalk  ext4   rw,noatime,nodev,nosuid,noexec,commit=5,nofail  0 2
 tmpfs                 /tmp                tmpfs  mode=1777,nosuid,nodev,size=32M            0 0
 tmpfs                 /var/tmp            tmpfs  mode=1777,nosuid,nodev,size=8M             0 0
 EOF
 : > "$root/etc/machine-id"   # systemd puts a transient one over it on a read-only root
 
-# Firmware partition: what raspi-firmware's hooks put in /boot/firmware (firmware, kernel,
+# Boot partitions: what raspi-firmware's hooks put in /boot/firmware (firmware, kernel,
 # initramfs, DTBs, a config.txt naming them), the profile's config.txt lines after the
-# generated ones, and a cmdline.txt pointing at the read-only root.
+# generated ones, and a cmdline.txt per slot pointing at its read-only root.
 boot=$root/boot/firmware
 ls "$boot"/start*.elf >/dev/null 2>&1 || bw_die "no start*.elf in /boot/firmware: raspi-firmware did not install"
 compgen -G "$boot/vmlinuz-*" >/dev/null || compgen -G "$boot/kernel*.img" >/dev/null ||
@@ -110,33 +150,95 @@ compgen -G "$boot/vmlinuz-*" >/dev/null || compgen -G "$boot/kernel*.img" >/dev/
     cat "$root/etc/default/raspi-firmware-custom"
 } > "$work/config.txt"
 mv "$work/config.txt" "$boot/config.txt"
-echo "$(bw_cmdline "$profile") root=PARTUUID=$disk_id-02 rootfstype=ext4 ro" > "$boot/cmdline.txt"
+cmdline_of() { echo "$(bw_cmdline "$profile") root=PARTUUID=$disk_id-$2 rootfstype=ext4 ro rauc.slot=$1"; }
 
-boot_mb=256 state_mb=64
-root_mb=$(( $(du -sm --exclude=./boot/firmware "$root" | cut -f1) * 5 / 4 + 64 ))
-root_mb=$(( (root_mb + 3) / 4 * 4 ))   # keeps the state partition 4 MiB aligned
-bw_log "partitions: boot ${boot_mb} MiB, root ${root_mb} MiB, state ${state_mb} MiB"
+# Partition 1: autoboot.txt (slot A committed, B to try), the slots' states (B has no
+# system yet), and bootcode.bin, which the Pi 3 and Zero 2 W boot ROM loads from here.
+mkdir -p "$work/bootsel/boardwalk"
+printf '[all]\ntryboot_a_b=1\nboot_partition=2\n[tryboot]\nboot_partition=3\n' > "$work/bootsel/autoboot.txt"
+printf '# Boardwalk'"'"'s A/B slots (rauc-tryboot-backend): good/bad, and a slot on trial.\nA=good\nB=bad\ntrial=none\n' \
+    > "$work/bootsel/boardwalk/slots"
+[ -f "$boot/bootcode.bin" ] && cp "$boot/bootcode.bin" "$work/bootsel/"
 
-mkfs.vfat -F 32 -n BW-BOOT -C "$work/boot.img" $((boot_mb * 1024)) >&2
-mcopy -s -i "$work/boot.img" "$boot"/* ::/
+sel_mb=32 boot_mb=256 state_mb=64
+root_fs_mb=$(( $(du -sm --exclude=./boot/firmware "$root" | cut -f1) * 5 / 4 + 64 ))
+root_fs_mb=$(( (root_fs_mb + 3) / 4 * 4 ))
+# A slot holds the next versions' roots too: half as much again, unless told.
+slot_mb=${BOARDWALK_RPI_SLOT_MB:-$(( (root_fs_mb * 3 / 2 + 3) / 4 * 4 ))}
+(( slot_mb % 4 == 0 && slot_mb >= root_fs_mb )) || bw_die "BOARDWALK_RPI_SLOT_MB=$slot_mb: a multiple of 4, at least the root's $root_fs_mb MiB"
+bw_log "partitions: autoboot ${sel_mb} MiB, boot 2 x ${boot_mb} MiB, root 2 x ${slot_mb} MiB (file system ${root_fs_mb} MiB), state ${state_mb} MiB"
+
+export MTOOLS_SKIP_CHECK=1
+mkfs.vfat -F 16 -n BW-AUTOBOOT -C "$work/bootsel.img" $((sel_mb * 1024)) >&2
+mcopy -s -i "$work/bootsel.img" "$work/bootsel"/* ::/
+for slot in A B; do
+    part=05; [ "$slot" = B ] && part=06
+    cmdline_of "$slot" "$part" > "$boot/cmdline.txt"
+    mkfs.vfat -F 32 -n BW-BOOT -C "$work/boot-$slot.img" $((boot_mb * 1024)) >&2
+    mcopy -s -i "$work/boot-$slot.img" "$boot"/* ::/
+done
 mv "$boot" "$work/boot-files" && mkdir "$boot"   # an empty mount point in the root
-mkfs.ext4 -q -L bw-root -d "$root" "$work/root.img" "${root_mb}M"
+mkfs.ext4 -q -L bw-root -d "$root" "$work/root.img" "${root_fs_mb}M"
 mkdir -p "$work/state"
 mkfs.ext4 -q -L bw-state -E root_owner="$uid" -d "$work/state" "$work/state.img" "${state_mb}M"
 
-# The card: 4 MiB for the MBR and alignment, then the three partitions.
+# The card: 4 MiB for the MBR and alignment, partitions 1-3, then the extended partition
+# with an EBR and 4 MiB of alignment before each logical one.
 off=4
-total=$((off + boot_mb + root_mb + state_mb + 4))
+p1=$off p2=$((off + sel_mb)) p3=$((off + sel_mb + boot_mb)) ext=$((off + sel_mb + 2 * boot_mb))
+p5=$((ext + 4)) p6=$((ext + 4 + slot_mb + 4)) p7=$((ext + 4 + 2 * (slot_mb + 4)))
+total=$((p7 + state_mb + 4))
 mkdir -p "$(dirname "$img")"
 rm -f "$img"; truncate -s "${total}M" "$img"
 sfdisk --quiet "$img" <<EOF
 label: dos
 label-id: 0x$disk_id
-start=${off}MiB, size=${boot_mb}MiB, type=c, bootable
-start=$((off + boot_mb))MiB, size=${root_mb}MiB, type=83
-start=$((off + boot_mb + root_mb))MiB, size=${state_mb}MiB, type=83
+start=${p1}MiB, size=${sel_mb}MiB, type=e, bootable
+start=${p2}MiB, size=${boot_mb}MiB, type=c
+start=${p3}MiB, size=${boot_mb}MiB, type=c
+start=${ext}MiB, type=5
+start=${p5}MiB, size=${slot_mb}MiB, type=83
+start=${p6}MiB, size=${slot_mb}MiB, type=83
+start=${p7}MiB, size=${state_mb}MiB, type=83
 EOF
-dd if="$work/boot.img" of="$img" bs=1M seek=$off conv=notrunc,sparse status=none
-dd if="$work/root.img" of="$img" bs=1M seek=$((off + boot_mb)) conv=notrunc,sparse status=none
-dd if="$work/state.img" of="$img" bs=1M seek=$((off + boot_mb + root_mb)) conv=notrunc,sparse status=none
-bw_log "built $img (${total} MiB): write it with dd or rpi-imager, then boot"
+put() { dd if="$1" of="$img" bs=1M seek="$2" conv=notrunc,sparse status=none; }
+put "$work/bootsel.img" "$p1"
+put "$work/boot-A.img" "$p2"
+put "$work/boot-B.img" "$p3"
+put "$work/root.img" "$p5"
+put "$work/state.img" "$p7"
+bw_log "built $img (${total} MiB, version $version): write it with dd or rpi-imager, then boot"
+
+# The bundle: slot A's boot and root file systems (set-primary points the boot partition's
+# cmdline.txt at the slot it lands in), signed.
+keys=$(bw_rauc_keys)
+mkdir "$work/bundle"
+mv "$work/boot-A.img" "$work/bundle/boot.vfat"
+mv "$work/root.img" "$work/bundle/rootfs.ext4"
+cat > "$work/bundle/manifest.raucm" <<EOF
+[update]
+compatible=$compatible
+version=$version
+description=Boardwalk $version for $board
+
+[bundle]
+format=verity
+
+[image.boot]
+filename=boot.vfat
+
+[image.rootfs]
+filename=rootfs.ext4
+EOF
+part=${bundle%.raucb}.part.raucb
+rm -f "$bundle" "$part"
+rauc bundle --cert="$keys/cert.pem" --key="$keys/key.pem" --keyring="$keys/keyring.pem" \
+    --mksquashfs-args="-comp lz4" "$work/bundle" "$part" >&2 || bw_die "rauc bundle failed"
+mv "$part" "$bundle"
+# The card's own RAUC (trixie's, under qemu-user) reads its system.conf and checks the bundle
+# against the card's keyring: what `rauc install` on the board does first.
+ln "$bundle" "$root/tmp/check.raucb" 2>/dev/null || cp "$bundle" "$root/tmp/check.raucb"
+chroot "$root" /usr/bin/rauc --conf=/etc/rauc/system.conf info /tmp/check.raucb > "$work/info" 2>&1 ||
+    { cat "$work/info" >&2; bw_die "the card's rauc does not accept its system.conf or the bundle"; }
+bw_log "the card's $(chroot "$root" /usr/bin/rauc --version) accepts the bundle: $(grep -m1 -i 'verified' "$work/info" | sed 's/.*: //')"
+bw_log "built $bundle ($compatible, $version, $(du -m "$bundle" | cut -f1) MB): rauc install it on a card of this board"

@@ -1,20 +1,29 @@
 #!/usr/bin/env python3
-"""The Pi card test: opens a finished card image (images/rpi/build-sdcard.sh) without loop
-devices or mounting, and checks what a Pi's firmware, kernel and systemd will find.
+"""The Pi card test: opens a finished card image (images/rpi/build-sdcard.sh) and the RAUC
+bundle built beside it without loop devices or mounting, and checks what a Pi's firmware,
+kernel, systemd and RAUC will find.
 
-    images/rpi/test_sdcard.py CARD.img BOARD
+    images/rpi/test_sdcard.py CARD.img BOARD [BUNDLE.raucb]   (default: CARD.raucb)
 
-The partition table is read from the MBR; the FAT partition through mtools (`mdir`,
-`mtype` with an @@offset), the ext4 ones through `debugfs` on a copy of each. Checks:
-three partitions (FAT32 bootable, ext4 root, ext4 state) whose ids match the disk id in
-cmdline.txt and fstab; the Pi firmware (bootcode.bin, start*.elf, fixup*.dat), the kernel
-and initramfs that config.txt names, the board's DTBs; config.txt with arm_64bit=1 and the
-profile's lines; cmdline.txt with the profile's line and the read-only root; fstab with the
-root read-only and the state partition `nofail`; the kernel's modules for the version on
-the firmware partition; the unit enabled; user boardwalk owning the state partition;
-/usr/bin/boardwalk an AArch64 ELF. The last line is 'N passed, N failed'.
-Python 3 standard library; mtools and e2fsprogs.
+The partition table is read from the MBR and its extended partition's EBRs; the FAT
+partitions through mtools (`mdir`, `mtype` with an @@offset), the ext4 ones through
+`debugfs` on a copy of each. Checks: the A/B layout (1 FAT16 boot selection, 2 and 3 FAT32
+boot partitions of slots A and B, 4 extended, 5 and 6 equal root slots, 7 state), the disk
+id the slots are named by; autoboot.txt (tryboot_a_b=1, slot A's partition committed, slot
+B's under [tryboot]) and the slots' states beside it; on each boot partition the Pi firmware
+(bootcode.bin, start*.elf, fixup*.dat), the kernel and initramfs that config.txt names, the
+board's DTBs, config.txt with arm_64bit=1 and the profile's lines, cmdline.txt with the
+profile's line, root= its own slot's partition, rauc.slot= and `ro`; fstab (state `nofail`,
+partition 1 on /boot/firmware, no slot in it); the kernel's modules; the unit enabled; user
+boardwalk owning the state partition; /usr/bin/boardwalk an AArch64 ELF; RAUC: system.conf
+(compatible, bootloader=custom, the backend, the four slots), the keyring, the backend
+installed and executable, the slot check enabled, and the backend itself answering on the
+card's own files; the bundle: signed by the card's keyring (`rauc info` on this machine),
+its compatible the card's, the version in the card's os-release, a boot and a root image.
+The last line is 'N passed, N failed'. Python 3 standard library; mtools, e2fsprogs, rauc.
 """
+import configparser
+import json
 import os
 import re
 import struct
@@ -45,22 +54,40 @@ def profile_get(path, section, key):
 
 
 def partitions(image):
+    """The disk id and {number: partition}: the four MBR entries, then the logical
+    partitions (5, 6, ...) along the extended partition's chain of EBRs."""
     with open(image, "rb") as f:
-        mbr = f.read(512)
-    if mbr[510:512] != b"\x55\xaa":
-        raise ValueError("no MBR signature")
-    disk_id = struct.unpack_from("<I", mbr, 440)[0]
-    parts = []
-    for i in range(4):
-        boot, kind, start, count = struct.unpack_from("<B3xB3xII", mbr, 446 + 16 * i)
-        if kind:
-            parts.append({"boot": boot == 0x80, "type": kind, "offset": start * 512, "size": count * 512})
+        def table(lba):
+            f.seek(lba * 512)
+            sector = f.read(512)
+            if sector[510:512] != b"\x55\xaa":
+                raise ValueError(f"no partition table signature at sector {lba}")
+            entries = []
+            for i in range(4):
+                boot, kind, start, count = struct.unpack_from("<B3xB3xII", sector, 446 + 16 * i)
+                entries.append((boot == 0x80, kind, start, count))
+            return sector, entries
+
+        mbr, entries = table(0)
+        disk_id = struct.unpack_from("<I", mbr, 440)[0]
+        parts = {}
+        for n, (boot, kind, start, count) in enumerate(entries, 1):
+            if kind:
+                parts[n] = {"boot": boot, "type": kind, "offset": start * 512, "size": count * 512}
+        ext = next((p for p in parts.values() if p["type"] in (0x05, 0x0F)), None)
+        n, ebr = 5, ext["offset"] // 512 if ext else None
+        while ebr is not None and n < 64:
+            _, (first, link, *_rest) = table(ebr)
+            _, kind, start, count = first
+            parts[n] = {"boot": False, "type": kind, "offset": (ebr + start) * 512, "size": count * 512}
+            n += 1
+            ebr = ext["offset"] // 512 + link[2] if link[1] else None
     return f"{disk_id:08x}", parts
 
 
 class CardTest:
-    def __init__(self, image, board, tmp):
-        self.image, self.board, self.tmp = image, board, tmp
+    def __init__(self, image, board, bundle, tmp):
+        self.image, self.board, self.bundle, self.tmp = image, board, bundle, tmp
         self.results = []
 
     def run(self, name, fn):
@@ -73,76 +100,115 @@ class CardTest:
             ok, detail = False, f"{type(e).__name__}: {e}"
         self.results.append(ok)
         print(f"{'PASS' if ok else 'FAIL'} {name}{': ' + detail if detail else ''}", flush=True)
+        return ok
 
     # --- reading the card ---
-    def fat(self, *args):
-        at = f"{self.image}@@{self.parts[0]['offset']}"
+    def fat(self, part, *args):
+        at = f"{self.image}@@{self.parts[part]['offset']}"
         return subprocess.run(args[:1] + ("-i", at) + args[1:], capture_output=True, text=True, check=True,
                               env=dict(os.environ, MTOOLS_SKIP_CHECK="1")).stdout
 
-    def fat_file(self, name):
-        return self.fat("mtype", "::/" + name)
+    def fat_file(self, part, name):
+        return self.fat(part, "mtype", "::/" + name)
 
-    def extract(self, index):
-        path = os.path.join(self.tmp, f"part{index + 1}.img")
+    def fat_names(self, part, path="::/"):
+        listing = self.fat(part, "mdir", "-b", path)
+        return {os.path.basename(l.strip()) for l in listing.splitlines() if l.strip()}
+
+    def extract(self, part):
+        path = os.path.join(self.tmp, f"part{part}.img")
         if not os.path.exists(path):
-            p = self.parts[index]
+            p = self.parts[part]
             # A sparse copy of the partition: debugfs reads file systems from files.
             subprocess.run(["dd", f"if={self.image}", f"of={path}", "bs=1M", f"skip={p['offset'] // 1048576}",
                             f"count={p['size'] // 1048576}", "conv=sparse", "status=none"], check=True)
         return path
 
-    def debugfs(self, index, request):
-        r = subprocess.run(["debugfs", "-R", request, self.extract(index)], capture_output=True, text=True)
+    def debugfs(self, part, request):
+        r = subprocess.run(["debugfs", "-R", request, self.extract(part)], capture_output=True, text=True)
         return r.stdout
 
-    def root_file(self, path):
-        out = os.path.join(self.tmp, "dump")
+    def root_file(self, path, dest=None):
+        out = dest or os.path.join(self.tmp, "dump")
         if os.path.exists(out):
             os.unlink(out)
-        subprocess.run(["debugfs", "-R", f"dump {path} {out}", self.extract(1)], capture_output=True, check=True)
+        subprocess.run(["debugfs", "-R", f"dump -p {path} {out}", self.extract(ROOT_A)], capture_output=True, check=True)
         assert os.path.exists(out) and os.path.getsize(out) > 0, f"{path} is not in the root"
         with open(out, "rb") as f:
             return f.read()
 
+    def root_stat(self, path):
+        return self.debugfs(ROOT_A, f"stat {path}")
+
     # --- the checks ---
     def layout(self):
         self.disk_id, self.parts = partitions(self.image)
-        kinds = [p["type"] for p in self.parts]
-        assert kinds == [0x0C, 0x83, 0x83], f"partition types {[hex(k) for k in kinds]}, want FAT32 LBA, Linux, Linux"
-        assert self.parts[0]["boot"], "the firmware partition is not marked bootable"
-        assert all(p["offset"] % (4 << 20) == 0 for p in self.parts), "partitions not 4 MiB aligned"
-        labels = []
-        for i in (1, 2):
-            m = re.search(r"Filesystem volume name:\s+(\S+)", self.debugfs(i, "stats"))
-            labels.append(m.group(1) if m else None)
-        assert labels == ["bw-root", "bw-state"], f"ext4 labels {labels}"
-        sizes = ", ".join(f"{p['size'] >> 20} MiB" for p in self.parts)
-        return f"disk id {self.disk_id}; FAT32 (bootable), ext4 bw-root, ext4 bw-state: {sizes}"
+        kinds = {n: p["type"] for n, p in self.parts.items()}
+        want = {1: 0x0E, 2: 0x0C, 3: 0x0C, 4: 0x05, 5: 0x83, 6: 0x83, 7: 0x83}
+        assert kinds == want, f"partition types {({n: hex(k) for n, k in kinds.items()})}, want {({n: hex(k) for n, k in want.items()})}"
+        assert all(p["offset"] % (4 << 20) == 0 for n, p in self.parts.items() if n != 4), "partitions not 4 MiB aligned"
+        assert self.parts[2]["size"] == self.parts[3]["size"], "boot partitions A and B differ in size"
+        assert self.parts[5]["size"] == self.parts[6]["size"], "root slots A and B differ in size"
+        ends = sorted((p["offset"], p["offset"] + p["size"]) for n, p in self.parts.items() if n != 4)
+        assert all(a[1] <= b[0] for a, b in zip(ends, ends[1:])), "partitions overlap"
+        ext = self.parts[4]
+        assert all(ext["offset"] < self.parts[n]["offset"] and self.parts[n]["offset"] + self.parts[n]["size"] <= ext["offset"] + ext["size"]
+                   for n in (5, 6, 7)), "logical partitions outside the extended one"
+        labels = {}
+        for n in (5, 7):
+            m = re.search(r"Filesystem volume name:\s+(\S+)", self.debugfs(n, "stats"))
+            labels[n] = m.group(1) if m else None
+        assert labels == {5: "bw-root", 7: "bw-state"}, f"ext4 labels {labels}"
+        fat_labels = {}
+        for n in (1, 2, 3):
+            m = re.search(r"Volume label is (\S+)", self.fat(n, "mlabel", "-s", "::"))
+            fat_labels[n] = m.group(1) if m else None
+        assert fat_labels == {1: "BW-AUTOBOOT", 2: "BW-BOOT", 3: "BW-BOOT"}, f"FAT labels {fat_labels}"
+        mib = {n: p["size"] >> 20 for n, p in self.parts.items()}
+        return (f"disk id {self.disk_id}; 1 boot selection {mib[1]} MiB, 2/3 boot A/B {mib[2]} MiB, "
+                f"5/6 root A/B {mib[5]} MiB, 7 state {mib[7]} MiB; card {os.path.getsize(self.image) >> 20} MiB, "
+                f"{os.stat(self.image).st_blocks * 512 >> 20} MiB allocated")
+
+    def autoboot(self):
+        text = self.fat_file(1, "autoboot.txt")
+        assert len(text.encode()) <= 512, f"autoboot.txt is {len(text.encode())} bytes; the firmware reads 512"
+        lines = [l.strip() for l in text.splitlines() if l.strip()]
+        want = ["[all]", "tryboot_a_b=1", "boot_partition=2", "[tryboot]", "boot_partition=3"]
+        assert lines == want, f"autoboot.txt: {lines}, want {want}"
+        states = [l.strip() for l in self.fat_file(1, "boardwalk/slots").splitlines() if l.strip() and not l.startswith("#")]
+        assert states == ["A=good", "B=bad", "trial=none"], f"boardwalk/slots: {states}"
+        assert "bootcode.bin" in self.fat_names(1), "no bootcode.bin on partition 1 (the Pi 3 and Zero 2 W ROM loads it there)"
+        self.autoboot_text, self.slots_text = text, self.fat_file(1, "boardwalk/slots")
+        return "tryboot_a_b=1, boot_partition=2 (A), [tryboot] boot_partition=3 (B); A good, B bad (empty), no trial"
 
     def firmware(self):
-        listing = self.fat("mdir", "-b", "::/")
-        names = {os.path.basename(l.strip()) for l in listing.splitlines() if l.strip()}
-        for need in ("bootcode.bin", "start.elf", "start4.elf", "fixup.dat", "fixup4.dat"):
-            assert need in names, f"{need} missing from the firmware partition"
-        self.kernel = sorted(n for n in names if n.startswith("vmlinuz-"))
-        self.initrd = sorted(n for n in names if n.startswith("initrd.img-"))
-        assert self.kernel and self.initrd, f"no kernel or initramfs: {sorted(names)}"
-        family = "rpi4" if self.board.startswith("rpi4") else "rpi-zero2w" if "zero2w" in self.board else None
-        for dtb in BOARD_DTBS.get(family, []):
-            assert dtb in names, f"{dtb} missing (the firmware loads it on this board)"
-        self.names = names
-        dtbs = sorted(n for n in names if n.endswith(".dtb"))
-        return f"{self.kernel[-1]}, {self.initrd[-1]}, {len(dtbs)} DTBs ({', '.join(BOARD_DTBS.get(family, []))})"
+        self.names = {}
+        for n in (2, 3):
+            names = self.fat_names(n)
+            for need in ("bootcode.bin", "start.elf", "start4.elf", "fixup.dat", "fixup4.dat"):
+                assert need in names, f"{need} missing from boot partition {n}"
+            kernel = sorted(x for x in names if x.startswith("vmlinuz-"))
+            initrd = sorted(x for x in names if x.startswith("initrd.img-"))
+            assert kernel and initrd, f"no kernel or initramfs on partition {n}: {sorted(names)}"
+            family = "rpi4" if self.board.startswith("rpi4") else "rpi-zero2w" if "zero2w" in self.board else None
+            for dtb in BOARD_DTBS.get(family, []):
+                assert dtb in names, f"{dtb} missing from partition {n} (the firmware loads it on this board)"
+            self.names[n] = names
+        assert self.names[2] == self.names[3], "boot partitions A and B hold different files"
+        self.kernel = kernel
+        dtbs = sorted(x for x in names if x.endswith(".dtb"))
+        return f"both slots: {kernel[-1]}, {initrd[-1]}, {len(dtbs)} DTBs ({', '.join(BOARD_DTBS.get(family, []))})"
 
     def config_txt(self):
-        text = self.fat_file("config.txt")
+        texts = [self.fat_file(n, "config.txt") for n in (2, 3)]
+        assert texts[0] == texts[1], "config.txt differs between the slots"
+        text = texts[0]
         lines = [l.strip() for l in text.splitlines()]
         assert "arm_64bit=1" in lines, "config.txt lacks arm_64bit=1"
         m = re.search(r"^kernel=(\S+)", text, re.M)
-        assert m and m.group(1) in self.names, f"config.txt names kernel {m.group(1) if m else None}, not on the card"
+        assert m and m.group(1) in self.names[2], f"config.txt names kernel {m.group(1) if m else None}, not on the card"
         m2 = re.search(r"^initramfs (\S+)", text, re.M)
-        assert m2 and m2.group(1) in self.names, f"config.txt names initramfs {m2.group(1) if m2 else None}, not on the card"
+        assert m2 and m2.group(1) in self.names[2], f"config.txt names initramfs {m2.group(1) if m2 else None}, not on the card"
         fragment = os.path.join(REPO, "boards", profile_get(self.profile, "boot", "config_txt"))
         for line in open(fragment):
             line = line.strip()
@@ -151,14 +217,19 @@ class CardTest:
         return f"arm_64bit=1, kernel={m.group(1)}, initramfs {m2.group(1)}, the profile's lines"
 
     def cmdline_txt(self):
-        text = self.fat_file("cmdline.txt").strip()
-        assert "\n" not in text, "cmdline.txt must be one line"
+        self.cmdlines = {}
         want = profile_get(self.profile, "boot", "cmdline")
-        assert text.startswith(want), f"cmdline.txt does not start with the profile's line: {text}"
-        args = text.split()
-        assert f"root=PARTUUID={self.disk_id}-02" in args, f"no root=PARTUUID={self.disk_id}-02: {text}"
-        assert "ro" in args and "rw" not in args, f"the root is not mounted read-only: {text}"
-        return text
+        for n, slot, root in ((2, "A", 5), (3, "B", 6)):
+            text = self.fat_file(n, "cmdline.txt").strip()
+            assert "\n" not in text, f"slot {slot}'s cmdline.txt must be one line"
+            assert text.startswith(want), f"slot {slot}'s cmdline.txt does not start with the profile's line: {text}"
+            args = text.split()
+            assert f"root=PARTUUID={self.disk_id}-{root:02d}" in args, f"slot {slot}: no root=PARTUUID={self.disk_id}-{root:02d}: {text}"
+            assert [a for a in args if a.startswith("root=")] == [f"root=PARTUUID={self.disk_id}-{root:02d}"], f"slot {slot}: {text}"
+            assert f"rauc.slot={slot}" in args, f"slot {slot}: no rauc.slot={slot}: {text}"
+            assert "ro" in args and "rw" not in args, f"slot {slot}: the root is not mounted read-only: {text}"
+            self.cmdlines[slot] = text
+        return f"A: root=PARTUUID={self.disk_id}-05 rauc.slot=A; B: root=PARTUUID={self.disk_id}-06 rauc.slot=B; ro"
 
     def fstab(self):
         text = self.root_file("/etc/fstab").decode()
@@ -167,27 +238,28 @@ class CardTest:
             f = line.split()
             if len(f) >= 4 and not f[0].startswith("#"):
                 mounts[f[1]] = f
-        root, state, boot = mounts.get("/"), mounts.get("/var/lib/boardwalk"), mounts.get("/boot/firmware")
-        assert root and root[0] == f"PARTUUID={self.disk_id}-02" and "ro" in root[3].split(","), f"root: {root}"
-        assert state and state[0] == f"PARTUUID={self.disk_id}-03", f"state: {state}"
+        assert "/" not in mounts, f"fstab names a root ({mounts['/'] if '/' in mounts else ''}): one image serves both slots"
+        state, boot = mounts.get("/var/lib/boardwalk"), mounts.get("/boot/firmware")
+        assert state and state[0] == f"PARTUUID={self.disk_id}-07", f"state: {state}"
         assert "nofail" in state[3].split(",") and "rw" in state[3].split(","), f"state not rw,nofail: {state}"
-        assert boot and boot[0] == f"PARTUUID={self.disk_id}-01" and "ro" in boot[3].split(","), f"boot: {boot}"
-        return f"/ {root[3]}; /var/lib/boardwalk {state[3]}"
+        assert boot and boot[0] == f"PARTUUID={self.disk_id}-01", f"boot selection: {boot}"
+        assert "nofail" in boot[3].split(","), f"partition 1 not nofail: {boot}"
+        return f"/var/lib/boardwalk {state[3]}; /boot/firmware = partition 1 {boot[3]}"
 
     def modules(self):
         version = self.kernel[-1][len("vmlinuz-"):]
-        out = self.debugfs(1, f"ls -l /usr/lib/modules/{version}")
+        out = self.debugfs(ROOT_A, f"ls -l /usr/lib/modules/{version}")
         assert "modules.dep" in out, f"no /usr/lib/modules/{version}/modules.dep in the root"
         return f"/usr/lib/modules/{version}"
 
     def unit(self):
-        link = self.debugfs(1, "stat /etc/systemd/system/multi-user.target.wants/boardwalk.service")
+        link = self.root_stat("/etc/systemd/system/multi-user.target.wants/boardwalk.service")
         assert "Type: symlink" in link, "boardwalk.service is not enabled"
         self.root_file("/usr/lib/systemd/system/boardwalk.service")
         passwd = self.root_file("/etc/passwd").decode()
         m = re.search(r"^boardwalk:[^:]*:(\d+):(\d+):", passwd, re.M)
         assert m, "no user boardwalk"
-        st = self.debugfs(2, "stat /")
+        st = self.debugfs(7, "stat /")
         owner = re.search(r"User:\s+(\d+)\s+Group:\s+(\d+)", st)
         assert owner and owner.groups() == m.groups(), f"state partition owned by {owner.groups() if owner else None}, boardwalk is {m.groups()}"
         board = self.root_file("/etc/boardwalk/board.conf").decode()
@@ -201,23 +273,120 @@ class CardTest:
         assert machine == 0xB7, f"/usr/bin/boardwalk is for machine {machine:#x}, not AArch64"
         return "AArch64 ELF"
 
+    def rauc(self):
+        conf = configparser.ConfigParser(interpolation=None)
+        self.system_conf = os.path.join(self.tmp, "system.conf")
+        conf.read_string(self.root_file("/etc/rauc/system.conf", self.system_conf).decode())
+        self.compatible = conf["system"]["compatible"]
+        assert self.compatible == f"boardwalk-{self.board}", f"compatible {self.compatible}"
+        assert conf["system"]["bootloader"] == "custom", f"bootloader {conf['system']['bootloader']}"
+        assert conf["system"]["data-directory"].startswith("/boot/firmware/"), "RAUC's data directory is not on partition 1"
+        backend = conf["handlers"]["bootloader-custom-backend"]
+        by = f"/dev/disk/by-partuuid/{self.disk_id}"
+        want = {"slot.rootfs.0": (f"{by}-05", "ext4", "A", None), "slot.rootfs.1": (f"{by}-06", "ext4", "B", None),
+                "slot.boot.0": (f"{by}-02", "vfat", None, "rootfs.0"), "slot.boot.1": (f"{by}-03", "vfat", None, "rootfs.1")}
+        got = {s: (conf[s].get("device"), conf[s].get("type"), conf[s].get("bootname"), conf[s].get("parent"))
+               for s in conf.sections() if s.startswith("slot.")}
+        assert got == want, f"slots {got}, want {want}"
+        keyring_path = conf["keyring"]["path"]
+        self.keyring = os.path.join(self.tmp, "keyring.pem")
+        pem = self.root_file(keyring_path, self.keyring).decode()
+        assert "-----BEGIN CERTIFICATE-----" in pem, f"{keyring_path} holds no certificate"
+        st = self.root_stat(backend)
+        mode = re.search(r"Mode:\s+(\d+)", st)
+        assert mode and int(mode.group(1), 8) & 0o111, f"{backend} is not executable ({mode.group(1) if mode else st[:80]})"
+        self.backend = os.path.join(self.tmp, "backend")
+        body = self.root_file(backend, self.backend)
+        assert body == open(os.path.join(REPO, "images/rpi/rauc-tryboot-backend"), "rb").read(), f"{backend} is not images/rpi/rauc-tryboot-backend"
+        self.trial = re.search(r"^TRIAL=(\w+)", self.root_file("/etc/boardwalk/tryboot.conf").decode(), re.M).group(1)
+        link = self.root_stat("/etc/systemd/system/multi-user.target.wants/boardwalk-slot-check.service")
+        assert "Type: symlink" in link, "boardwalk-slot-check.service is not enabled"
+        self.root_file("/usr/lib/systemd/system/boardwalk-slot-check.service")
+        self.root_file("/usr/lib/systemd/system/rauc.service")
+        check = self.root_stat("/usr/lib/boardwalk/slot-check")
+        assert "Mode:  0755" in check or "Mode: 0755" in check, "the slot check is not executable"
+        assert "Type: regular" in self.root_stat("/usr/bin/rauc"), "no /usr/bin/rauc in the root"
+        release = self.root_file("/usr/lib/os-release").decode()
+        m = re.search(r"^IMAGE_VERSION=(\S+)", release, re.M)
+        assert m, "no IMAGE_VERSION in os-release"
+        self.version = m.group(1)
+        return (f"compatible {self.compatible}, bootloader custom ({backend}, executable, TRIAL={self.trial}), "
+                f"slots rootfs.0/1 = -05/-06 (A/B), boot.0/1 = -02/-03; keyring; slot check enabled; version {self.version}")
+
+    def backend_on_card(self):
+        """The card's own backend, run here on the card's own partition 1 and slot A's
+        command line: what RAUC will hear on its first boot."""
+        sel = os.path.join(self.tmp, "bootsel")
+        os.makedirs(os.path.join(sel, "boardwalk"), exist_ok=True)
+        with open(os.path.join(sel, "autoboot.txt"), "w") as f:
+            f.write(self.autoboot_text)
+        with open(os.path.join(sel, "boardwalk", "slots"), "w") as f:
+            f.write(self.slots_text)
+        cmdline = os.path.join(self.tmp, "cmdline")
+        with open(cmdline, "w") as f:
+            f.write(self.cmdlines["A"] + "\n")
+        conf = os.path.join(self.tmp, "tryboot.conf")
+        with open(conf, "wb") as f:
+            f.write(self.root_file("/etc/boardwalk/tryboot.conf"))
+        env = dict(os.environ, BW_TRYBOOT_BOOTSEL=sel, BW_TRYBOOT_CMDLINE=cmdline, BW_TRYBOOT_CONF=conf,
+                   BW_TRYBOOT_REBOOT_PARAM=os.path.join(self.tmp, "reboot-param"))
+        said = {}
+        for args in (["get-current"], ["get-primary"], ["get-state", "A"], ["get-state", "B"]):
+            r = subprocess.run(["sh", self.backend, *args], capture_output=True, text=True, env=env)
+            assert r.returncode == 0, f"{' '.join(args)}: {r.stderr.strip()}"
+            said[" ".join(args)] = r.stdout.strip()
+        want = {"get-current": "A", "get-primary": "A", "get-state A": "good", "get-state B": "bad"}
+        assert said == want, f"{said}, want {want}"
+        return ", ".join(f"{k}: {v}" for k, v in said.items())
+
+    def bundle_info(self):
+        assert os.path.exists(self.bundle), f"no bundle at {self.bundle}"
+        self.rauc_version = subprocess.run(["rauc", "--version"], capture_output=True, text=True).stdout.split()[-1]
+        # RAUC reads the card's system.conf too (a slot or key it does not accept is an error).
+        r = subprocess.run(["rauc", f"--conf={self.system_conf}", "info", f"--keyring={self.keyring}",
+                            "--output-format=json", self.bundle], capture_output=True, text=True)
+        assert r.returncode == 0, f"rauc info with the card's system.conf and keyring: {r.stderr.strip()[-400:]}"
+        info = json.loads(r.stdout)
+        assert info.get("compatible") == self.compatible, f"bundle compatible {info.get('compatible')}, the card's {self.compatible}"
+        assert info.get("version") == self.version, f"bundle version {info.get('version')}, the card's {self.version}"
+        images = {}
+        for entry in info.get("images", []):
+            for cls, img in entry.items():
+                images[cls] = img.get("filename")
+        assert images == {"boot": "boot.vfat", "rootfs": "rootfs.ext4"}, f"bundle images {images}"
+        return (f"the card's system.conf read by rauc {self.rauc_version}; signature good against its keyring; compatible {info['compatible']}, version {info['version']}, "
+                f"images {images}, {os.path.getsize(self.bundle) >> 20} MiB")
+
+
+ROOT_A = 5
+
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 4):
         print(__doc__)
         return 2
     image, board = sys.argv[1], sys.argv[2]
+    bundle = sys.argv[3] if len(sys.argv) == 4 else os.path.splitext(image)[0] + ".raucb"
     with tempfile.TemporaryDirectory() as tmp:
-        t = CardTest(image, board, tmp)
+        t = CardTest(image, board, bundle, tmp)
         t.profile = os.path.join(REPO, "boards", board + ".conf")
-        t.run("partitions", t.layout)
-        if t.results[-1]:
-            for name, fn in (("firmware partition", t.firmware), ("config.txt", t.config_txt),
-                             ("cmdline.txt", t.cmdline_txt), ("fstab", t.fstab), ("kernel modules", t.modules),
-                             ("the unit, its user, the profile", t.unit), ("the binary", t.binary)):
-                if fn in (t.config_txt, t.modules) and not hasattr(t, "names"):
+        steps = (("autoboot.txt and the slots' states", t.autoboot, ()),
+                 ("firmware partitions A and B", t.firmware, ()),
+                 ("config.txt", t.config_txt, ("names",)),
+                 ("cmdline.txt of each slot", t.cmdline_txt, ()),
+                 ("fstab", t.fstab, ()),
+                 ("kernel modules", t.modules, ("kernel",)),
+                 ("the unit, its user, the profile", t.unit, ()),
+                 ("the binary", t.binary, ()),
+                 ("RAUC: system.conf, keyring, backend, slot check", t.rauc, ()),
+                 ("the backend on the card's files", t.backend_on_card, ("autoboot_text", "cmdlines", "backend")),
+                 ("the bundle", t.bundle_info, ("compatible", "keyring", "version", "system_conf")))
+        if t.run("partitions", t.layout):
+            for name, fn, needs in steps:
+                missing = [n for n in needs if not hasattr(t, n)]
+                if missing:
                     t.results.append(False)
-                    print(f"FAIL {name}: skipped (no firmware partition)")
+                    print(f"FAIL {name}: skipped (an earlier check failed)")
                     continue
                 t.run(name, fn)
     passed = sum(t.results)

@@ -5,12 +5,15 @@
 #   arm64: board profile boards/qemu-arm64.conf, Debian 13 (what Pi boards run), USB sound
 #
 #   images/virtual-board/build.sh [--arch amd64|arm64] BINARY OUTDIR [TESTDATA_DIR]
+#   images/virtual-board/build.sh --disk [--bundle-only] BINARY OUTDIR [TESTDATA_DIR]
+#       the x86 board on an A/B disk (OVMF, GRUB, RAUC): build-disk.sh
 #
 # Writes OUTDIR/vmlinuz, OUTDIR/initrd (and OUTDIR/cmdline). The slow parts (the Debian root,
 # the kernel and its modules, the packed root) are cached under $BW_CACHE keyed by a
 # hash of their inputs; only the small overlay with the binary is packed on every run.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
+if [ "${1:-}" = --disk ]; then shift; exec "$HERE/build-disk.sh" "$@"; fi
 arch=amd64
 if [ "${1:-}" = --arch ]; then arch=$2; shift 2; fi
 case "$arch" in

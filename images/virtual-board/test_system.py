@@ -694,26 +694,219 @@ def coin_power_cut(kernel, initrd, cmdline, workdir, results, arch="amd64"):
     results.append(ok)
     print(f"{'PASS' if ok else 'FAIL'} {name} ({time.monotonic() - t0:.1f} s){': ' + detail if detail else ''}", flush=True)
 
+class ABBoard:
+    """The A/B disk board across its own reboots: QEMU keeps running while the guest
+    restarts (an update, a rollback); each boot writes one ready marker on the serial log."""
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--binary", default=os.environ.get("BOARDWALK_BIN", os.path.join(vboard.REPO, ".build/release/boardwalk")))
-    ap.add_argument("--workdir", default=os.path.join(vboard.REPO, "out", "system-test"))
-    ap.add_argument("--host-binary", help="the kiosk built for this machine, for host-side tools "
-                    "(sound-export) when --binary is for another CPU (default: .build/release/boardwalk)")
-    ap.add_argument("--only", help="comma-separated steps to run after the boot (method names: "
-                    "screen,idle_cpu,beat_a_zombie,...); for working on one check")
-    args = ap.parse_args()
+    def __init__(self, vb, directory):
+        self.vb, self.dir = vb, directory
+        self.t = SystemTest(vb, None, directory)
+        self.boots = 0
 
-    os.makedirs(args.workdir, exist_ok=True)
-    arch = vboard.binary_arch(args.binary)
-    host_binary = args.binary
-    if arch != vboard.binary_arch(sys.executable):
-        host_binary = args.host_binary or os.path.join(vboard.REPO, ".build/release/boardwalk")
-    testdata = vboard.find_testdata()
-    # The operator PIN of this image: known to the test (it checks the journal never shows
-    # it), never typed. Not one a passer-by would try.
-    os.environ["BOARDWALK_VB_PIN"] = "".join(str(secrets.randbelow(10)) for _ in range(4)) + "80"
+    def sh(self, cmd, timeout=60):
+        rc, out = self.vb.sh(cmd, timeout=timeout)
+        return rc, out.strip()
+
+    def wait_boot(self, want_active=True):
+        """Waits for the next boot's ready marker (the kiosk's start job over); returns its
+        line. With want_active, also the command channel and an active (READY) kiosk."""
+        self.boots += 1
+        deadline = time.monotonic() + READY_TIMEOUT
+        line = None
+        while time.monotonic() < deadline:
+            marks = re.findall(r"BW-MARK ready [^\r\n]*", self.vb.serial())
+            if len(marks) >= self.boots:
+                line = marks[self.boots - 1]
+                break
+            check(self.vb.proc.poll() is None, "QEMU exited")
+            time.sleep(0.5)
+        check(line, f"boot {self.boots}: no ready marker within {READY_TIMEOUT:.0f} s")
+        if want_active:
+            check(self.vb.wait_shell(300), f"boot {self.boots}: the guest's command channel never answered")
+            u = self.t.wait_active(180)
+            check(u.get("ActiveState") == "active", f"boot {self.boots}: boardwalk.service is not active: {u}")
+        return line
+
+    def reboot(self):
+        self.sh("systemctl --no-block reboot")
+        if self.vb._shell:
+            self.vb._shell.close()
+            self.vb._shell = None
+
+    def facts(self):
+        """The booted slot, the image's version, the boot loader's environment, the coins."""
+        rc, out = self.sh("sed -n 's/.*rauc\\.slot=\\([AB]\\).*/slot=\\1/p' /proc/cmdline; "
+                          "sed -n 's/^IMAGE_VERSION=/version=/p' /etc/os-release; "
+                          "grub-editenv /boot/efi/EFI/BOOT/grubenv list; "
+                          "sed -n 's/^coins=/coins=/p' /var/lib/boardwalk/counters")
+        return dict(l.split("=", 1) for l in out.splitlines() if "=" in l)
+
+    def wait_confirmed(self, slot, timeout=120):
+        """Waits for the slot check to mark SLOT good (its X_TRY back to 0, X_OK 1)."""
+        deadline = time.monotonic() + timeout
+        f = {}
+        while time.monotonic() < deadline:
+            f = self.facts()
+            if f.get(f"{slot}_OK") == "1" and f.get(f"{slot}_TRY") == "0":
+                return f
+            time.sleep(2.0)
+        raise Failed(f"slot {slot} was not marked good within {timeout} s: {f}")
+
+    def install(self, bundle_name, timeout=900):
+        """`rauc install` from the stick (the command-line path), in the background (the
+        command channel answers within 120 s; an install under TCG can take longer)."""
+        rc, out = self.sh("mkdir -p /run/stick && (mountpoint -q /run/stick || "
+                          "mount -o ro /dev/disk/by-id/virtio-usb0 /run/stick) && ls /run/stick")
+        check(rc == 0 and bundle_name in out.split(), f"the stick is not there or lacks {bundle_name}: {out}")
+        self.sh("rm -f /run/rauc-install.rc; setsid sh -c 'rauc install /run/stick/" + bundle_name +
+                " > /run/rauc-install.log 2>&1; echo $? > /run/rauc-install.rc' >/dev/null 2>&1 &")
+        t0 = time.monotonic()
+        while time.monotonic() < t0 + timeout:
+            rc, out = self.sh("cat /run/rauc-install.rc 2>/dev/null")
+            if out:
+                rc, log = self.sh("tail -5 /run/rauc-install.log")
+                check(out == "0", f"rauc install {bundle_name} failed ({out}): {log}")
+                return time.monotonic() - t0
+            time.sleep(3.0)
+        raise Failed(f"rauc install {bundle_name} did not finish within {timeout} s")
+
+
+def ab_updates(binary, workdir, results, testdata, steps):
+    """The A/B disk board: version 1 booted from slot A; version 2's bundle installed from a
+    second disk standing in for a USB stick, a reboot into it with the coins kept (update);
+    then a bundle whose kiosk cannot start, and the board back on version 2 by itself
+    (rollback: the slot check marks the trial slot bad and reboots, GRUB takes the other)."""
+    sub = os.path.join(workdir, "ab-update")
+    os.makedirs(sub, exist_ok=True)
+    names = {"update": "update: version 2 from a USB stick, rebooted into, coins kept",
+             "rollback": "rollback: a bundle whose kiosk cannot start; back on the old slot by itself"}
+    t0 = time.monotonic()
+    base = subprocess.run(["git", "-C", vboard.REPO, "describe", "--always", "--tags", "--dirty"],
+                          capture_output=True, text=True).stdout.strip() or "unknown"
+    v1, v2, v3 = f"{base}+test1", f"{base}+test2", f"{base}+broken"
+    broken = os.path.join(sub, "broken-boardwalk")
+    with open(broken, "w") as f:
+        f.write("#!/bin/sh\n# The system test's kiosk that cannot start (the rollback check).\n"
+                "echo 'boardwalk: broken on purpose by the system test' >&2\nexit 1\n")
+    os.chmod(broken, 0o755)
+    vb = None
+    done = []
+
+    def report(key, ok, detail):
+        results.append(ok)
+        print(f"{'PASS' if ok else 'FAIL'} {names[key]} ({time.monotonic() - t0:.1f} s){': ' + detail if detail else ''}",
+              flush=True)
+        done.append(key)
+
+    try:
+        with open(os.path.join(sub, "build.log"), "w") as log:
+            tb = time.monotonic()
+            disk, _, built1 = vboard.build_disk(binary, os.path.join(sub, "v1"), testdata, log=log, version=v1)
+            _, bundle2, built2 = vboard.build_disk(binary, os.path.join(sub, "v2"), testdata, log=log, version=v2,
+                                                   bundle_only=True)
+            bundles = [bundle2]
+            if "rollback" in steps:
+                _, bundle3, _ = vboard.build_disk(broken, os.path.join(sub, "broken"), None, log=log, version=v3,
+                                                  bundle_only=True)
+                bundles.append(bundle3)
+        check(built1 == v1 and built2 == v2, f"built versions {built1}, {built2}")
+        # The stick: each bundle under a name of its own.
+        stick_files = []
+        for b, name in zip(bundles, ("boardwalk-v2.raucb", "boardwalk-broken.raucb")):
+            dest = os.path.join(sub, name)
+            if os.path.exists(dest):
+                os.unlink(dest)
+            os.link(b, dest)
+            stick_files.append(dest)
+        stick = os.path.join(sub, "stick.img")
+        vboard.make_stick(stick, stick_files)
+        state = os.path.join(sub, "state.img")
+        vboard.make_state_disk(state)
+        print(f"A/B images built in {time.monotonic() - tb:.0f} s (v1 disk, bundles "
+              f"{', '.join(f'{os.path.getsize(b) >> 20} MB' for b in bundles)}); booting the disk board", flush=True)
+
+        vb = vboard.VirtualBoard(sub, None, None, None, state_disk=state, boot_disk=disk, disks=[stick])
+        vb.start()
+        ab = ABBoard(vb, sub)
+        # Boot 1: version 1 on slot A, confirmed by the slot check; a coin into the state.
+        tboot = time.monotonic()
+        ab.wait_boot()
+        boot1 = time.monotonic() - tboot
+        f = ab.wait_confirmed("A")
+        check(f.get("slot") == "A" and f.get("version") == v1, f"first boot: {f}, expected slot A, {v1}")
+        vb.chord("5")
+        deadline = time.monotonic() + 60
+        while ab.facts().get("coins") != "1" and time.monotonic() < deadline:
+            time.sleep(1.0)
+        f = ab.facts()
+        check(f.get("coins") == "1", f"the coin was not counted on the state disk: {f}")
+        ab.t.kiosk_on_screen("ab-01-v1")
+        # Install version 2 from the stick, reboot into it.
+        t_install = ab.install("boardwalk-v2.raucb")
+        f = ab.facts()
+        check(f.get("ORDER", "").split()[:1] == ["B"] and f.get("B_OK") == "1",
+              f"after the install GRUB's environment does not prefer slot B: {f}")
+        ab.reboot()
+        tboot = time.monotonic()
+        ab.wait_boot()
+        boot2 = time.monotonic() - tboot
+        f = ab.wait_confirmed("B")
+        check(f.get("slot") == "B", f"after the update the board booted slot {f.get('slot')}, not B")
+        check(f.get("version") == v2, f"after the update os-release says {f.get('version')}, not {v2}")
+        check(f.get("coins") == "1", f"the coins after the update: {f.get('coins')}, not 1")
+        img, st = ab.t.kiosk_on_screen("ab-02-v2")
+        report("update", True, f"{v1} on A -> rauc install ({t_install:.0f} s) -> reboot -> {v2} on B, marked good; "
+               f"coins=1 kept; kiosk on screen ({st['colours']} colours); boots {boot1:.0f} s and {boot2:.0f} s "
+               "from start/reboot to READY")
+
+        if "rollback" in steps:
+            t1 = time.monotonic()
+            t_install = ab.install("boardwalk-broken.raucb")
+            f = ab.facts()
+            check(f.get("ORDER", "").split()[:1] == ["A"], f"after installing the broken bundle A is not preferred: {f}")
+            ab.reboot()
+            trial = ab.wait_boot(want_active=False)  # the broken kiosk's boot: its start job failed
+            check("ActiveState=active" not in trial, f"the broken kiosk reported READY: {trial}")
+            ab.wait_boot()  # the slot check's reboot, back on B
+            back = time.monotonic() - t1
+            f = ab.wait_confirmed("B")
+            check(f.get("slot") == "B" and f.get("version") == v2, f"after the failed trial: {f}, expected B with {v2}")
+            check(f.get("A_OK") == "0", f"slot A is not marked bad: {f}")
+            check(f.get("coins") == "1", f"the coins after the rollback: {f.get('coins')}, not 1")
+            rc, log = ab.sh("grep 'trial boot failed' /boot/efi/boardwalk/slot-check.log | tail -1")
+            check(rc == 0 and "slot A" in log, f"the slot check's log does not show slot A's failed trial: {log}")
+            img, st = ab.t.kiosk_on_screen("ab-03-rolled-back")
+            results.append(True)
+            print(f"PASS {names['rollback']} ({time.monotonic() - t1:.1f} s): install {t_install:.0f} s, "
+                  f"back on B ({v2}) READY {back:.0f} s after the install; A_OK=0; coins=1; "
+                  f"slot check: {log.split(' ', 1)[-1][:140]}", flush=True)
+            done.append("rollback")
+    except Failed as e:
+        detail = str(e)
+        for key in steps:
+            if key not in done:
+                report(key, False, detail)
+                detail = "not reached"
+    except Exception as e:
+        traceback.print_exc(file=sys.stderr)
+        detail = f"{type(e).__name__}: {e}"
+        for key in steps:
+            if key not in done:
+                report(key, False, detail)
+                detail = "not reached"
+    finally:
+        if vb:
+            try:
+                with open(os.path.join(sub, "slot-check.log"), "w") as f:
+                    f.write(vb.sh("cat /boot/efi/boardwalk/slot-check.log; rauc status 2>&1", timeout=30)[1])
+            except Exception:
+                pass
+            save_journal_and_stop(vb, sub)
+
+
+def classic_board(args, arch, testdata, host_binary, results):
+    """The kernel + initrd board: the first boot and its checks, the broken-state and
+    power-cut boots. False when the image could not be built."""
     vboard.make_state_disk(os.path.join(args.workdir, "state.img"))
     t0 = time.monotonic()
     with open(os.path.join(args.workdir, "build.log"), "w") as log:
@@ -722,15 +915,13 @@ def main():
                                                    os.path.join(args.workdir, "image"), testdata, log=log, arch=arch)
         except Exception as e:
             print(f"FAIL build: {e} (see {log.name})")
-            print("0 passed, 1 failed")
-            return 1
+            return False
     print(f"{arch} image built in {time.monotonic() - t0:.0f} s; booting the virtual board", flush=True)
 
     vb = vboard.VirtualBoard(args.workdir, kernel, initrd, cmdline, arch=arch)
-    # A killed test (CI timeout, Ctrl-C) must not leave QEMU running.
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     vb.start()
     t = SystemTest(vb, os.path.abspath(args.binary), args.workdir, os.path.abspath(host_binary))
+    t.results = results
     try:
         steps = [
             ("screen: the kiosk, not a console", t.screen),
@@ -763,7 +954,7 @@ def main():
                 if args.only and fn.__name__ not in args.only.split(","):
                     continue
                 if fn == t.evemu and not testdata:
-                    t.results.append(False)
+                    results.append(False)
                     print(f"FAIL {name}: no shared/testdata/evemu beside the repo")
                     continue
                 t.run(name, fn)
@@ -771,11 +962,50 @@ def main():
         save_journal_and_stop(vb, args.workdir)
     if not args.only or "broken_state" in args.only.split(","):
         for kind in ("corrupt", "missing"):
-            state_partition_boot(kind, kernel, initrd, cmdline, args.workdir, t.results, arch=arch)
+            state_partition_boot(kind, kernel, initrd, cmdline, args.workdir, results, arch=arch)
     if not args.only or "coin_power_cut" in args.only.split(","):
-        coin_power_cut(kernel, initrd, cmdline, args.workdir, t.results, arch=arch)
-    passed = sum(t.results)
-    failed = len(t.results) - passed
+        coin_power_cut(kernel, initrd, cmdline, args.workdir, results, arch=arch)
+    return True
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--binary", default=os.environ.get("BOARDWALK_BIN", os.path.join(vboard.REPO, ".build/release/boardwalk")))
+    ap.add_argument("--workdir", default=os.path.join(vboard.REPO, "out", "system-test"))
+    ap.add_argument("--host-binary", help="the kiosk built for this machine, for host-side tools "
+                    "(sound-export) when --binary is for another CPU (default: .build/release/boardwalk)")
+    ap.add_argument("--only", help="comma-separated steps to run after the boot (method names: "
+                    "screen,idle_cpu,beat_a_zombie,...); for working on one check. update and rollback "
+                    "(the A/B disk board, x86) alone skip the kernel + initrd board")
+    args = ap.parse_args()
+
+    os.makedirs(args.workdir, exist_ok=True)
+    arch = vboard.binary_arch(args.binary)
+    host_binary = args.binary
+    if arch != vboard.binary_arch(sys.executable):
+        host_binary = args.host_binary or os.path.join(vboard.REPO, ".build/release/boardwalk")
+    testdata = vboard.find_testdata()
+    # The operator PIN of this image: known to the test (it checks the journal never shows
+    # it), never typed. Not one a passer-by would try.
+    os.environ["BOARDWALK_VB_PIN"] = "".join(str(secrets.randbelow(10)) for _ in range(4)) + "80"
+    only = set(args.only.split(",")) if args.only else None
+    # The A/B disk board's checks (x86): rollback starts from the updated board.
+    ab_steps = [k for k in ("update", "rollback") if only is None or k in only or (k == "update" and "rollback" in only)]
+    results = []
+    t0 = time.monotonic()
+    # A killed test (CI timeout, Ctrl-C) must not leave QEMU running.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    if only is None or not only <= {"update", "rollback"}:
+        if not classic_board(args, arch, testdata, host_binary, results):
+            print("0 passed, 1 failed")
+            return 1
+    if ab_steps and arch == "amd64":
+        ab_updates(os.path.abspath(args.binary), args.workdir, results, testdata, ab_steps)
+    elif ab_steps and only:
+        results.append(False)
+        print("FAIL update, rollback: the A/B disk board is x86 only (images/virtual-board/build-disk.sh)")
+    passed = sum(results)
+    failed = len(results) - passed
     print(f"artifacts in {args.workdir}; total {time.monotonic() - t0:.0f} s")
     print(f"{passed} passed, {failed} failed")
     return 0 if failed == 0 else 1

@@ -221,6 +221,42 @@ def wav_data_bytes(path):
         return 0
 
 
+def build_disk(binary, outdir, testdata=None, log=None, version=None, bundle_only=False):
+    """Builds the A/B disk board (build-disk.sh): OUTDIR/disk.img (unless bundle_only),
+    OUTDIR/update.raucb and OUTDIR/rootfs.ext4 for the version given (else the build's).
+    Returns (disk or None, bundle, version)."""
+    cmd = [os.path.join(HERE, "build-disk.sh")] + (["--bundle-only"] if bundle_only else []) + [binary, outdir]
+    if testdata:
+        cmd.append(testdata)
+    env = dict(os.environ)
+    if version:
+        env["BOARDWALK_IMAGE_VERSION"] = version
+    if os.geteuid() != 0 and shutil.which("sudo"):
+        cmd = ["sudo", "-E"] + cmd
+    subprocess.run(cmd, check=True, stdout=log, stderr=log, env=env)
+    with open(os.path.join(outdir, "version")) as f:
+        built = f.read().strip()
+    disk = None if bundle_only else os.path.join(outdir, "disk.img")
+    return disk, os.path.join(outdir, "update.raucb"), built
+
+
+def make_stick(path, files, size_mb=None):
+    """A FAT disk image holding files (a USB stick with bundles), made with mtools."""
+    if os.path.exists(path):
+        os.unlink(path)
+    need = sum(os.path.getsize(f) for f in files) // (1 << 20)
+    size_mb = size_mb or need + need // 8 + 16
+    subprocess.run(["mkfs.vfat", "-n", "BWSTICK", "-C", path, str(size_mb * 1024)], check=True,
+                   stdout=subprocess.DEVNULL)
+    subprocess.run(["mcopy", "-i", path] + list(files) + ["::/"], check=True)
+
+
+# UEFI firmware for the disk board (Debian's ovmf): the code read-only, the variables a
+# copy per workdir.
+OVMF_CODE = "/usr/share/OVMF/OVMF_CODE_4M.fd"
+OVMF_VARS = "/usr/share/OVMF/OVMF_VARS_4M.fd"
+
+
 def make_state_disk(path, size_mb=16):
     """A fresh, empty ext4 state partition image (the kiosk's unit gives its root to the
     kiosk's user at start)."""
@@ -280,13 +316,18 @@ def free_port():
 
 class VirtualBoard:
     def __init__(self, workdir, kernel, initrd, cmdline, display="none", memory_mb=1536, state_disk="auto",
-                 arch="amd64"):
+                 arch="amd64", boot_disk=None, disks=()):
         self.arch = arch
         # The node exporter's port in the guest ([metrics] exporter_port of the profile), and
         # the host port QEMU's user network forwards to it (127.0.0.1 only); None without one.
         port = profile_value(arch, "metrics", "exporter_port")
         self.exporter_port = int(port) if port.isdigit() and int(port) > 0 else None
         self.exporter_host_port = free_port() if self.exporter_port else None
+        # The disk board (x86): boot_disk is build-disk.sh's A/B disk, booted through OVMF
+        # and GRUB (kernel, initrd and cmdline unused); the guest may reboot itself (an
+        # update, a rollback), so QEMU restarts the machine instead of quitting. disks:
+        # more raw images (a USB stick), read-only, with serials usb0, usb1, ...
+        self.boot_disk, self.disks = boot_disk, list(disks)
         self.workdir = os.path.abspath(workdir)
         # The state partition (/var/lib/boardwalk): a raw ext4 image, "auto" (state.img in
         # the workdir, made when missing) or None (no disk: the kiosk keeps state in memory).
@@ -312,12 +353,25 @@ class VirtualBoard:
     def qemu_args(self):
         extra = os.environ.get("BOARDWALK_VB_CMDLINE_EXTRA", "")
         machine = [a.format(wav=self.wav_path) for a in MACHINES[self.arch]]
+        if self.boot_disk:
+            vars_copy = os.path.join(self.workdir, "OVMF_VARS.fd")
+            if not os.path.exists(vars_copy):
+                shutil.copyfile(OVMF_VARS, vars_copy)
+            boot = ["-drive", f"if=pflash,format=raw,unit=0,readonly=on,file={OVMF_CODE}",
+                    "-drive", f"if=pflash,format=raw,unit=1,file={vars_copy}",
+                    "-drive", f"file={self.boot_disk},if=none,id=boot,format=raw",
+                    "-device", "virtio-blk-pci,drive=boot,bootindex=0"]
+            for i, d in enumerate(self.disks):
+                boot += ["-drive", f"file={d},if=none,id=usb{i},format=raw,readonly=on",
+                         "-device", f"virtio-blk-pci,drive=usb{i},serial=usb{i}"]
+        else:
+            boot = ["-kernel", self.kernel, "-initrd", self.initrd, "-append", (self.cmdline + " " + extra).strip()]
         return machine[:1] + [
             # Two vCPUs on two host threads: the test's own commands in the guest then
             # don't steal the kiosk's CPU while it restarts.
             "-accel", "tcg,thread=multi", "-m", str(self.memory_mb), "-smp", "2",
-            "-nodefaults", "-no-user-config", "-no-reboot",
-        ] + machine[1:] + [
+            "-nodefaults", "-no-user-config",
+        ] + ([] if self.boot_disk else ["-no-reboot"]) + machine[1:] + [
             "-device", "virtio-gpu-pci",
             "-device", "virtio-tablet-pci",
             # A keyboard plugged into the kiosk (QMP send-key): the passer-by test.
@@ -329,9 +383,7 @@ class VirtualBoard:
             "-qmp", f"unix:{self.qmp_path},server,nowait",
             "-serial", f"file:{self.serial_path}",
             "-display", self.display,
-            "-kernel", self.kernel, "-initrd", self.initrd,
-            "-append", (self.cmdline + " " + extra).strip(),
-        ] + (["-drive", f"file={self.state_disk},if=none,id=state,format=raw",
+        ] + boot + (["-drive", f"file={self.state_disk},if=none,id=state,format=raw",
               "-device", "virtio-blk-pci,drive=state"] if self.state_disk else []) + (
             # A network card on QEMU's user network, closed to the outside (restrict=on): only
             # the exporter's port is reachable, from this machine.
@@ -535,15 +587,15 @@ class VirtualBoard:
         wait = 2.0
         while time.monotonic() < deadline:
             try:
-                # A guest still busy with its boot (emulated, on a loaded machine) may need
-                # longer than 2 s to start bash and answer: each try waits a little longer.
                 if self.sh("true", timeout=wait)[0] == 0:
                     return True
             except (OSError, TimeoutError, ConnectionError):
                 if self._shell:
                     self._shell.close()
                     self._shell = None
-                wait = min(wait * 1.5, 20.0)
+                # A guest busy starting the kiosk (emulated, on a loaded machine) can take
+                # seconds to answer even `true`: each try waits longer.
+                wait = min(wait * 2, 30.0)
                 time.sleep(0.5)
         return False
 

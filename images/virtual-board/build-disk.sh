@@ -1,0 +1,254 @@
+#!/usr/bin/env bash
+# The x86 virtual board on a disk, with A/B updates: booted through OVMF (UEFI) and GRUB,
+# two root slots managed by RAUC's grub backend. Beside build.sh's kernel + initrd board
+# (which stays as it was); the state partition stays vboard.py's separate state disk.
+#
+#   images/virtual-board/build-disk.sh [--bundle-only] BINARY OUTDIR [TESTDATA_DIR]
+#
+# Writes OUTDIR/rootfs.ext4 (this version's root), OUTDIR/update.raucb (its signed bundle),
+# OUTDIR/version and, unless --bundle-only, OUTDIR/disk.img: a GPT disk (sparse file)
+#   1  esp    64 MiB FAT   EFI/BOOT/BOOTX64.EFI (GRUB), grub.cfg, grubenv
+#   2  rootA   1 GiB ext4  this version (kernel and initramfs in /boot), read-only
+#   3  rootB   1 GiB ext4  empty until the first update
+# The version is $BOARDWALK_IMAGE_VERSION, else `git describe`. Built without loop devices
+# (mkfs.ext4 -d, mtools, sfdisk on a file, dd at offsets). The Debian root with the system
+# files, kernel and initramfs is cached under $BW_CACHE keyed by its inputs, as is the ESP;
+# each build unpacks it, adds the kiosk and makes the ext4 image (~20-40 s).
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+bundle_only=no
+if [ "${1:-}" = --bundle-only ]; then bundle_only=yes; shift; fi
+BOARDWALK_SUITE=${BOARDWALK_SUITE:-bookworm}
+source "$HERE/../lib.sh"
+source "$HERE/../rauc.sh"
+
+bin=${1:?usage: build-disk.sh [--bundle-only] BINARY OUTDIR [TESTDATA_DIR]}
+out=${2:?usage: build-disk.sh [--bundle-only] BINARY OUTDIR [TESTDATA_DIR]}
+testdata=${3:-}
+arch=amd64
+profile=$BW_REPO/boards/qemu-x86_64.conf
+compatible=boardwalk-qemu-x86_64
+[ "$(id -u)" = 0 ] || bw_die "needs root (file owners in the root); run with sudo"
+for tool in mkfs.ext4 mkfs.vfat mcopy sfdisk grub-mkimage grub-editenv busybox rauc mksquashfs depmod; do
+    command -v "$tool" >/dev/null || bw_die "$tool is missing (scripts/install-deps.sh test)"
+done
+[ -d /usr/lib/grub/x86_64-efi ] || bw_die "GRUB's EFI modules are missing (grub-efi-amd64-bin)"
+mkdir -p "$out"
+version=$(bw_image_version)
+
+# The board's modules (build.sh's list) and what updates need: loop, squashfs and
+# dm-verity (mounting a bundle), vfat and its code pages (the ESP, a USB stick).
+modules="virtio_gpu virtio_input snd_intel8x0 uinput virtio_console evdev virtio_pci virtio_blk ext4
+         loop squashfs dm_verity vfat nls_cp437 nls_ascii nls_utf8"
+kdir=$(bw_kernel "$BW_SUITE" "$arch" $modules)
+kver=$(cat "$kdir/version")
+tar=$(bw_root_tar "$arch" "$BW_IMAGES/packages.txt" "$BW_IMAGES/packages-test.txt" "$BW_IMAGES/packages-rauc.txt" grub-common)
+keys=$(bw_rauc_keys)
+cmdline=$(bw_cmdline "$profile")
+
+# --- the initramfs: busybox, the disk's modules, and an init that mounts the slot the
+# command line names (root=PARTLABEL=rootA|rootB) read-only and hands over to systemd.
+make_initramfs() {
+    local dest=$1 ir m f
+    ir=$(mktemp -d "$BW_CACHE/initramfs.XXXXXX")
+    mkdir -p "$ir/bin" "$ir/dev" "$ir/proc" "$ir/sys" "$ir/root" "$ir/modules"
+    cp "$(command -v busybox)" "$ir/bin/busybox"
+    for f in sh mount umount insmod switch_root sleep cat grep sed echo mkdir reboot ls; do ln -s busybox "$ir/bin/$f"; done
+    # The modules to mount a virtio disk's ext4, in dependency order.
+    for m in virtio_pci virtio_blk ext4; do
+        modprobe -d "$kdir/mods" -S "$kver" --show-depends "$m" | awk '$1=="insmod"{print $2}'
+    done | awk '!seen[$0]++' | while read -r f; do
+        case "$f" in
+            *.xz) xz -dc "$f" > "$ir/modules/$(basename "${f%.xz}")" ;;
+            *.zst) zstd -qdc "$f" > "$ir/modules/$(basename "${f%.zst}")" ;;
+            *) cp "$f" "$ir/modules/" ;;
+        esac
+        m=$(basename "$f"); m=${m%.xz}; m=${m%.zst}
+        echo "$m" >> "$ir/modules/order"
+    done
+    cat > "$ir/init" <<'EOF'
+#!/bin/sh
+# Boardwalk's A/B initramfs (images/virtual-board/build-disk.sh): loads the disk's modules,
+# mounts the partition named by root=PARTLABEL=... read-only and starts systemd on it.
+# A slot that cannot be mounted reboots the board: GRUB then tries the other slot.
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+for m in $(cat /modules/order); do insmod "/modules/$m" 2>/dev/null; done
+label=$(sed -n 's/.*root=PARTLABEL=\([^ ]*\).*/\1/p' /proc/cmdline)
+fail() { echo "boardwalk initramfs: $*; rebooting" > /dev/console; sleep 5; reboot -f; }
+[ -n "$label" ] || fail "no root=PARTLABEL= on the command line"
+dev=""
+i=0
+while [ -z "$dev" ] && [ "$i" -lt 300 ]; do
+    for u in /sys/class/block/*/uevent; do
+        if grep -qx "PARTNAME=$label" "$u"; then dev=/dev/$(sed -n 's/^DEVNAME=//p' "$u"); break; fi
+    done
+    [ -n "$dev" ] || { sleep 0.1; i=$((i + 1)); }
+done
+[ -n "$dev" ] || fail "no partition named $label"
+mount -t ext4 -o ro "$dev" /root || fail "cannot mount $dev ($label)"
+[ -x /root/lib/systemd/systemd ] || fail "$label holds no system"
+mount --move /dev /root/dev
+umount /proc /sys
+exec switch_root /root /lib/systemd/systemd
+EOF
+    chmod 0755 "$ir/init"
+    (cd "$ir" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc --quiet) > "$dest"
+    rm -rf "$ir"
+}
+
+# --- the cached root: Debian + modules + system files + RAUC + test helpers + kernel.
+key=$(bw_key "$tar" "$kver" "$kdir/vmlinuz" "$keys/keyring.pem" "$BW_IMAGES/lib.sh" "$BW_IMAGES/rauc.sh" "$0" \
+      "$BW_REPO"/systemd/* "$HERE"/guest/* "$(command -v busybox)" "$cmdline")
+base=$BW_CACHE/diskroot-$arch-$key.tar
+if [ ! -s "$base" ]; then
+    bw_log "disk root: packing $(basename "$base")"
+    tmp=$(mktemp -d "$BW_CACHE/diskroot.XXXXXX")
+    trap 'rm -rf "$tmp"' EXIT
+    tar -C "$tmp" -xf "$tar"
+    cp -a "$kdir/mods/lib/modules" "$tmp/usr/lib/"
+    bw_install_system "$tmp"
+    # Under emulation a trial boot may take minutes to the first frame: 15 min.
+    BW_SLOT_CHECK_LIMIT=900 bw_rauc_install "$tmp" grub "$compatible" \
+        /dev/disk/by-partlabel/rootA /dev/disk/by-partlabel/rootB
+    mkdir -p "$tmp/boot/efi"
+    install -m 0644 "$kdir/vmlinuz" "$tmp/boot/vmlinuz"
+    make_initramfs "$tmp/boot/initrd.img"
+    # The test image's helpers, as build.sh's (never in a shipped image).
+    install -D -m 0755 "$HERE/guest/bw-agent" "$tmp/usr/local/sbin/bw-agent"
+    install -D -m 0755 "$HERE/guest/bw-mark" "$tmp/usr/local/sbin/bw-mark"
+    install -D -m 0644 "$HERE/guest/bw-agent.service" "$tmp/etc/systemd/system/bw-agent.service"
+    install -D -m 0644 "$HERE/guest/bw-ready-marker.service" "$tmp/etc/systemd/system/bw-ready-marker.service"
+    ln -sf ../bw-agent.service "$tmp/etc/systemd/system/multi-user.target.wants/bw-agent.service"
+    ln -sf ../bw-ready-marker.service "$tmp/etc/systemd/system/multi-user.target.wants/bw-ready-marker.service"
+    rm -f "$tmp/etc/initrd-release"
+    # The root is the slot, mounted read-only by the initramfs (no line here). The ESP holds
+    # GRUB's environment (RAUC writes it) and the slot check's record; the state disk is
+    # found by its label (make_state_disk's bw-state), as a board's state partition is.
+    cat > "$tmp/etc/fstab" <<EOF
+PARTLABEL=esp   /boot/efi           vfat    rw,noatime,nodev,nosuid,noexec,umask=0077,nofail,x-systemd.device-timeout=30s  0 0
+LABEL=bw-state  /var/lib/boardwalk  ext4    rw,noatime,nodev,nosuid,noexec,commit=5,nofail,x-systemd.device-timeout=30s  0 0
+tmpfs   /tmp                tmpfs   mode=1777,size=32M,nosuid,nodev  0 0
+tmpfs   /var/tmp            tmpfs   mode=1777,size=8M,nosuid,nodev   0 0
+EOF
+    mkdir -p "$tmp/etc/systemd/system/boardwalk.service.d"
+    printf '[Service]\nTimeoutStartSec=300\n' > "$tmp/etc/systemd/system/boardwalk.service.d/virtual-board.conf"
+    ln -sf /dev/null "$tmp/etc/systemd/system/serial-getty@ttyS0.service"
+    : > "$tmp/etc/machine-id"
+    bw_lib_names "$tmp" > "$base.libs"
+    tar -C "$tmp" --numeric-owner -cf "$base.part" .
+    mv "$base.part" "$base"
+    rm -rf "$tmp"; trap - EXIT
+    find "$BW_CACHE" -maxdepth 1 -name "diskroot-$arch-*" ! -name "$(basename "$base")*" -delete 2>/dev/null || true
+else
+    bw_log "disk root: cached $(basename "$base")"
+fi
+
+# --- this version's root: the cached one, the kiosk, its version, made an ext4 image.
+bw_check_libs "$bin" "$base.libs"
+tmp=$(mktemp -d "$BW_CACHE/diskver.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+tar -C "$tmp" -xf "$base"
+bw_install_kiosk "$tmp" "$bin" "$profile"
+bw_set_pin "$tmp" "${BOARDWALK_VB_PIN:-}"
+if [ -n "$testdata" ]; then
+    mkdir -p "$tmp/usr/share/boardwalk-test"
+    cp -a "$testdata/." "$tmp/usr/share/boardwalk-test/"
+fi
+bw_os_release "$tmp" "$version"
+# Sized to the files plus a fifth (and 32 MiB) for ext4's own tables; no journal (never
+# written: the root is read-only). A fresh UUID each build: the slot check tells a new
+# root from a confirmed one by it.
+mb=$(( $(du -sm "$tmp" | cut -f1) * 6 / 5 + 32 ))
+[ "$mb" -le 1024 ] || bw_die "the root needs $mb MiB, more than a 1 GiB slot"
+rm -f "$out/rootfs.ext4"
+mkfs.ext4 -q -F -L bw-root -O ^has_journal -d "$tmp" "$out/rootfs.ext4" "${mb}M"
+rm -rf "$tmp"; trap - EXIT
+echo "$version" > "$out/version"
+bw_rauc_bundle "$out/rootfs.ext4" "$version" "$compatible" "$out/update.raucb"
+[ "$bundle_only" = no ] || { bw_log "built $out/update.raucb ($version)"; exit 0; }
+
+# --- the ESP: GRUB (an EFI image with the modules it needs built in), its config and
+# environment. Cached: it changes only with GRUB, this recipe and the command line.
+grub_ver=$(dpkg-query -W -f='${Version}' grub-efi-amd64-bin 2>/dev/null || echo unknown)
+esp=$BW_CACHE/esp-$arch-$(bw_key "$grub_ver" "$0" "$cmdline").img
+if [ ! -s "$esp" ]; then
+    bw_log "esp: GRUB $grub_ver"
+    e=$(mktemp -d "$BW_CACHE/esp.XXXXXX")
+    grub-mkimage -O x86_64-efi -p /EFI/BOOT -o "$e/BOOTX64.EFI" \
+        part_gpt fat ext2 normal linux loadenv test regexp echo sleep reboot efi_gop
+    cat > "$e/grub.cfg" <<EOF
+# Boardwalk's A/B boot (images/virtual-board/build-disk.sh). RAUC's grub backend keeps
+# grubenv: ORDER (the slots, preferred first), X_OK=1 (slot X may boot) and X_TRY=1 (a boot
+# of X began and was not confirmed yet: \`rauc status mark-good\` clears it, mark-bad sets
+# X_OK=0). Each boot takes the first slot in ORDER that may boot and is not mid-try, and
+# marks the try; a slot whose boot never got confirmed is passed over next time.
+set timeout=0
+set ORDER="A B"
+set A_OK=0
+set A_TRY=0
+set B_OK=0
+set B_TRY=0
+load_env --file \${prefix}/grubenv ORDER A_OK A_TRY B_OK B_TRY
+regexp --set 1:bwdisk '^([^,]+),' "\$root"
+set bwslot=""
+for s in \$ORDER; do
+    if [ -z "\$bwslot" ]; then
+        if [ "\$s" = A ]; then
+            if [ "\$A_OK" = 1 ]; then if [ "\$A_TRY" = 0 ]; then set bwslot=A; set A_TRY=1; fi; fi
+        fi
+        if [ "\$s" = B ]; then
+            if [ "\$B_OK" = 1 ]; then if [ "\$B_TRY" = 0 ]; then set bwslot=B; set B_TRY=1; fi; fi
+        fi
+    fi
+done
+if [ -z "\$bwslot" ]; then
+    # Every good slot is mid-try (each failed its last boot): keep trying the first good
+    # one rather than stop; with none good, slot A.
+    for s in \$ORDER; do
+        if [ -z "\$bwslot" ]; then
+            if [ "\$s" = A ]; then if [ "\$A_OK" = 1 ]; then set bwslot=A; fi; fi
+            if [ "\$s" = B ]; then if [ "\$B_OK" = 1 ]; then set bwslot=B; fi; fi
+        fi
+    done
+    if [ -z "\$bwslot" ]; then set bwslot=A; fi
+fi
+save_env --file \${prefix}/grubenv A_TRY B_TRY
+if [ "\$bwslot" = A ]; then set bwpart=gpt2; else set bwpart=gpt3; fi
+echo "Boardwalk: slot \$bwslot (ORDER=\$ORDER A_OK=\$A_OK A_TRY=\$A_TRY B_OK=\$B_OK B_TRY=\$B_TRY)"
+if linux (\$bwdisk,\$bwpart)/boot/vmlinuz root=PARTLABEL=root\$bwslot ro rauc.slot=\$bwslot $cmdline; then
+    if initrd (\$bwdisk,\$bwpart)/boot/initrd.img; then
+        boot
+    fi
+fi
+echo "Boardwalk: slot \$bwslot does not boot; restarting (the next boot takes the other slot)"
+sleep 5
+reboot
+EOF
+    # A fresh disk: slot A is good and preferred, B holds nothing yet.
+    grub-editenv "$e/grubenv" create
+    grub-editenv "$e/grubenv" set ORDER="A B" A_OK=1 A_TRY=0 B_OK=0 B_TRY=0
+    rm -f "$esp.part"
+    mkfs.vfat -F 32 -n ESP -C "$esp.part" $((64 * 1024)) >/dev/null
+    mmd -i "$esp.part" ::/EFI ::/EFI/BOOT ::/boardwalk ::/boardwalk/rauc
+    mcopy -i "$esp.part" "$e/BOOTX64.EFI" "$e/grub.cfg" "$e/grubenv" ::/EFI/BOOT/
+    rm -rf "$e"
+    mv "$esp.part" "$esp"
+    find "$BW_CACHE" -maxdepth 1 -name "esp-$arch-*.img" ! -name "$(basename "$esp")" -delete 2>/dev/null || true
+fi
+
+# --- the disk: GPT with fixed partition UUIDs, the ESP and slot A written at their offsets.
+disk=$out/disk.img
+rm -f "$disk"
+truncate -s $(( (1 + 64 + 1024 + 1024 + 1) * 1024 * 1024 )) "$disk"
+sfdisk -q --no-reread --no-tell-kernel "$disk" <<EOF
+label: gpt
+unit: sectors
+start=2048, size=$((64 * 2048)), type=C12A7328-F81F-11D2-BA4B-00A0C93EC93B, name=esp
+start=$(( (1 + 64) * 2048 )), size=$((1024 * 2048)), type=0FC63DAF-8483-4772-8E79-3D69D8477DE4, name=rootA
+start=$(( (1 + 64 + 1024) * 2048 )), size=$((1024 * 2048)), type=0FC63DAF-8483-4772-8E79-3D69D8477DE4, name=rootB
+EOF
+dd if="$esp" of="$disk" bs=1M seek=1 conv=notrunc,sparse status=none
+dd if="$out/rootfs.ext4" of="$disk" bs=1M seek=65 conv=notrunc,sparse status=none
+bw_log "built $disk ($version in slot A; $(du -m "$disk" | cut -f1) MB used of $(( $(stat -c %s "$disk") >> 20 )) MB)"
