@@ -126,6 +126,9 @@ After=dbus.service
 Type=dbus
 BusName=de.pengutronix.rauc
 ExecStart=/usr/bin/rauc service
+# Updates are background work: the kiosk keeps its frame rate while a slot is written.
+Nice=10
+IOSchedulingClass=idle
 EOF
     mkdir -p "$root/usr/share/dbus-1/system-services" "$root/usr/share/dbus-1/system.d"
     cat > "$root/usr/share/dbus-1/system-services/de.pengutronix.rauc.service" <<'EOF'
