@@ -20,6 +20,7 @@ bundle_only=no
 if [ "${1:-}" = --bundle-only ]; then bundle_only=yes; shift; fi
 BOARDWALK_SUITE=${BOARDWALK_SUITE:-bookworm}
 source "$HERE/../lib.sh"
+source "$HERE/test-image.sh"
 source "$HERE/../rauc.sh"
 
 bin=${1:?usage: build-disk.sh [--bundle-only] BINARY OUTDIR [TESTDATA_DIR]}
@@ -100,7 +101,7 @@ EOF
 
 # --- the cached root: Debian + modules + system files + RAUC + test helpers + kernel.
 key=$(bw_key "$tar" "$kver" "$kdir/vmlinuz" "$keys/keyring.pem" "$BW_IMAGES/lib.sh" "$BW_IMAGES/rauc.sh" "$0" \
-      "$BW_REPO"/systemd/* "$HERE"/guest/* "$(command -v busybox)" "$cmdline")
+      "$BW_REPO"/systemd/* "$HERE"/guest/* "$HERE/test-image.sh" "$(command -v busybox)" "$cmdline")
 base=$BW_CACHE/diskroot-$arch-$key.tar
 if [ ! -s "$base" ]; then
     bw_log "disk root: packing $(basename "$base")"
@@ -115,27 +116,16 @@ if [ ! -s "$base" ]; then
     mkdir -p "$tmp/boot/efi"
     install -m 0644 "$kdir/vmlinuz" "$tmp/boot/vmlinuz"
     make_initramfs "$tmp/boot/initrd.img"
-    # The test image's helpers, as build.sh's (never in a shipped image).
-    install -D -m 0755 "$HERE/guest/bw-agent" "$tmp/usr/local/sbin/bw-agent"
-    install -D -m 0755 "$HERE/guest/bw-mark" "$tmp/usr/local/sbin/bw-mark"
-    install -D -m 0644 "$HERE/guest/bw-agent.service" "$tmp/etc/systemd/system/bw-agent.service"
-    install -D -m 0644 "$HERE/guest/bw-ready-marker.service" "$tmp/etc/systemd/system/bw-ready-marker.service"
-    ln -sf ../bw-agent.service "$tmp/etc/systemd/system/multi-user.target.wants/bw-agent.service"
-    ln -sf ../bw-ready-marker.service "$tmp/etc/systemd/system/multi-user.target.wants/bw-ready-marker.service"
-    rm -f "$tmp/etc/initrd-release"
+    vb_test_image "$tmp" "$HERE/guest"
     # The root is the slot, mounted read-only by the initramfs (no line here). The ESP holds
     # GRUB's environment (RAUC writes it) and the slot check's record; the state disk is
     # found by its label (make_state_disk's bw-state), as a board's state partition is.
     cat > "$tmp/etc/fstab" <<EOF
-PARTLABEL=esp   /boot/efi           vfat    rw,noatime,nodev,nosuid,noexec,umask=0077,nofail,x-systemd.device-timeout=30s  0 0
-LABEL=bw-state  /var/lib/boardwalk  ext4    rw,noatime,nodev,nosuid,noexec,commit=5,nofail,x-systemd.device-timeout=30s  0 0
+PARTLABEL=esp   /boot/efi           vfat    rw,noatime,nodev,nosuid,noexec,umask=0077,nofail,x-systemd.device-timeout=90s  0 0
+LABEL=bw-state  /var/lib/boardwalk  ext4    rw,noatime,nodev,nosuid,noexec,commit=5,nofail,x-systemd.device-timeout=90s  0 0
 tmpfs   /tmp                tmpfs   mode=1777,size=32M,nosuid,nodev  0 0
 tmpfs   /var/tmp            tmpfs   mode=1777,size=8M,nosuid,nodev   0 0
 EOF
-    mkdir -p "$tmp/etc/systemd/system/boardwalk.service.d"
-    printf '[Service]\nTimeoutStartSec=300\n' > "$tmp/etc/systemd/system/boardwalk.service.d/virtual-board.conf"
-    ln -sf /dev/null "$tmp/etc/systemd/system/serial-getty@ttyS0.service"
-    : > "$tmp/etc/machine-id"
     bw_lib_names "$tmp" > "$base.libs"
     tar -C "$tmp" --numeric-owner -cf "$base.part" .
     mv "$base.part" "$base"

@@ -30,6 +30,7 @@ case "$arch" in
 esac
 BOARDWALK_SUITE=$suite
 source "$HERE/../lib.sh"
+source "$HERE/test-image.sh"
 
 bin=${1:?usage: build.sh [--arch ARCH] BINARY OUTDIR [TESTDATA_DIR]}
 out=${2:?usage: build.sh [--arch ARCH] BINARY OUTDIR [TESTDATA_DIR]}
@@ -48,7 +49,7 @@ kernel_pkg=linux-image-$(cat "$kdir/version")
 
 # The packed root: Debian + modules + the system files (unit, user, guest test helpers).
 tar=$(bw_root_tar "$arch" "$BW_IMAGES/packages.txt" "$BW_IMAGES/packages-test.txt" $(bw_exporter_packages "$profile"))
-key=$(bw_key "$tar" "$kernel_pkg" "$BW_IMAGES/lib.sh" "$0" "$BW_REPO"/systemd/* "$HERE"/guest/* "$profile")
+key=$(bw_key "$tar" "$kernel_pkg" "$BW_IMAGES/lib.sh" "$0" "$BW_REPO"/systemd/* "$HERE"/guest/* "$HERE/test-image.sh" "$profile")
 base=$BW_CACHE/base-$arch-$key.cpio
 if [ ! -s "$base" ]; then
     bw_log "root: packing $(basename "$base")"
@@ -58,16 +59,7 @@ if [ ! -s "$base" ]; then
     cp -a "$kdir/mods/lib/modules" "$tmp/usr/lib/"
     bw_install_system "$tmp"
     bw_enable_exporter "$tmp" "$profile"
-    # Guest helpers, used only by the system test: a root command channel on a
-    # virtio port and a serial marker when the kiosk reports READY.
-    install -D -m 0755 "$HERE/guest/bw-agent" "$tmp/usr/local/sbin/bw-agent"
-    install -D -m 0755 "$HERE/guest/bw-mark" "$tmp/usr/local/sbin/bw-mark"
-    install -D -m 0644 "$HERE/guest/bw-agent.service" "$tmp/etc/systemd/system/bw-agent.service"
-    install -D -m 0644 "$HERE/guest/bw-ready-marker.service" "$tmp/etc/systemd/system/bw-ready-marker.service"
-    ln -sf ../bw-agent.service "$tmp/etc/systemd/system/multi-user.target.wants/bw-agent.service"
-    ln -sf ../bw-ready-marker.service "$tmp/etc/systemd/system/multi-user.target.wants/bw-ready-marker.service"
-    # An initramfs root: systemd must not take it for an initrd that hands over to a disk.
-    rm -f "$tmp/etc/initrd-release"
+    vb_test_image "$tmp" "$HERE/guest"
     # Read-only root after boot, as on a real board; the state partition is a virtio disk
     # (vboard.py makes it), mounted as a board's is: nofail with a device timeout, so a
     # missing or broken one boots the kiosk with its state in memory. 90 s, not a board's
@@ -79,14 +71,6 @@ rootfs     /                   rootfs  ro                              0 0
 tmpfs   /tmp                tmpfs   mode=1777,size=32M,nosuid,nodev  0 0
 tmpfs   /var/tmp            tmpfs   mode=1777,size=8M,nosuid,nodev   0 0
 EOF
-    # Emulation (TCG) on a busy machine is tens of times slower than a board: the first
-    # frame can take minutes there. Only the start timeout is relaxed; all else is as shipped.
-    mkdir -p "$tmp/etc/systemd/system/boardwalk.service.d"
-    printf '[Service]\nTimeoutStartSec=300\n' > "$tmp/etc/systemd/system/boardwalk.service.d/virtual-board.conf"
-    # The serial console carries kernel lines and test markers, not a login prompt.
-    ln -sf /dev/null "$tmp/etc/systemd/system/serial-getty@ttyS0.service"
-    ln -sf /dev/null "$tmp/etc/systemd/system/serial-getty@ttyAMA0.service"
-    : > "$tmp/etc/machine-id"
     bw_lib_names "$tmp" > "$base.libs"
     # Uncompressed: gunzip of 200 MB under TCG costs more than loading it does.
     (cd "$tmp" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc --quiet) > "$base.part"

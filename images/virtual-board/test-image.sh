@@ -1,0 +1,23 @@
+# What makes a virtual board's root a test image (sourced by build.sh and build-disk.sh;
+# never in a shipped image): the guest helpers (a root command channel on a virtio port,
+# a serial marker when the kiosk reports READY), no login on the serial console, a start
+# timeout for emulation, and an empty machine-id.
+vb_test_image() {
+    local root=$1 guest=$2
+    install -D -m 0755 "$guest/bw-agent" "$root/usr/local/sbin/bw-agent"
+    install -D -m 0755 "$guest/bw-mark" "$root/usr/local/sbin/bw-mark"
+    install -D -m 0644 "$guest/bw-agent.service" "$root/etc/systemd/system/bw-agent.service"
+    install -D -m 0644 "$guest/bw-ready-marker.service" "$root/etc/systemd/system/bw-ready-marker.service"
+    ln -sf ../bw-agent.service "$root/etc/systemd/system/multi-user.target.wants/bw-agent.service"
+    ln -sf ../bw-ready-marker.service "$root/etc/systemd/system/multi-user.target.wants/bw-ready-marker.service"
+    # Not an initrd that hands over to another root: systemd must run it as the system.
+    rm -f "$root/etc/initrd-release"
+    # Emulation (TCG) on a busy machine is tens of times slower than a board: the first
+    # frame can take minutes there. Only the start timeout is relaxed; all else is as shipped.
+    mkdir -p "$root/etc/systemd/system/boardwalk.service.d"
+    printf '[Service]\nTimeoutStartSec=300\n' > "$root/etc/systemd/system/boardwalk.service.d/virtual-board.conf"
+    # The serial console carries kernel lines and test markers, not a login prompt.
+    ln -sf /dev/null "$root/etc/systemd/system/serial-getty@ttyS0.service"
+    ln -sf /dev/null "$root/etc/systemd/system/serial-getty@ttyAMA0.service"
+    : > "$root/etc/machine-id"
+}
