@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Platform
 
 /// Writes the kiosk's metrics file (`boardwalk.prom`) for the node exporter's textfile
@@ -35,7 +32,8 @@ final class MetricsWriter {
         if let last = lastAttempt, now - last < Self.interval { return false }
         lastAttempt = now
         do {
-            try Self.writeReadable(path, text: text())
+            // No fsync: the file is rewritten every minute and normally lives in RAM (/run).
+            try Files.writeAtomically(path, bytes: Array(text().utf8), mode: 0o644, durable: false, exactMode: true)
         } catch {
             let problem = error.message
             if problem != lastProblem {
@@ -52,33 +50,5 @@ final class MetricsWriter {
         }
         writes += 1
         return true
-    }
-
-    /// Temp file beside the target, mode 0644 set explicitly, then rename. No fsync: the
-    /// file is rewritten every minute and normally lives in RAM (/run).
-    static func writeReadable(_ path: String, text: String) throws(SystemError) {
-        let temp = path + ".tmp"
-        let fd = try retryingEINTR("open", temp) { open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
-        let bytes = Array(text.utf8)
-        do {
-            try retryingEINTR("fchmod", temp) { fchmod(fd, 0o644) }
-            var offset = 0
-            while offset < bytes.count {
-                offset += try retryingEINTR("write", temp) {
-                    bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-                }
-            }
-        } catch {
-            close(fd)
-            unlink(temp)
-            throw error
-        }
-        close(fd)
-        do {
-            try retryingEINTR("rename", "\(temp) -> \(path)") { rename(temp, path) }
-        } catch {
-            unlink(temp)
-            throw error
-        }
     }
 }

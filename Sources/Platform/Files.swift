@@ -33,8 +33,11 @@ public enum Files {
     }
 
     /// Writes so that a power cut leaves either the old file or the new one, never half:
-    /// temp file, fsync, rename over the target, fsync the directory.
-    public static func writeAtomically(_ path: String, bytes: [UInt8], mode: mode_t = 0o644)
+    /// temp file, fsync, rename over the target, fsync the directory. `durable: false`
+    /// skips the fsyncs (a file in RAM, rewritten often: a reader still never sees half of
+    /// it); `exactMode` sets `mode` whatever the process's umask (a file another user reads).
+    public static func writeAtomically(_ path: String, bytes: [UInt8], mode: mode_t = 0o644,
+                                       durable: Bool = true, exactMode: Bool = false)
         throws(SystemError)
     {
         let temp = path + ".tmp"
@@ -42,6 +45,7 @@ public enum Files {
             open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
         }
         do {
+            if exactMode { try retryingEINTR("fchmod", temp) { fchmod(fd, mode) } }
             var offset = 0
             while offset < bytes.count {
                 let written = try retryingEINTR("write", temp) {
@@ -49,14 +53,20 @@ public enum Files {
                 }
                 offset += written
             }
-            try retryingEINTR("fsync", temp) { fsync(fd) }
+            if durable { try retryingEINTR("fsync", temp) { fsync(fd) } }
         } catch {
             close(fd)
             unlink(temp)
             throw error
         }
         close(fd)
-        try retryingEINTR("rename", "\(temp) -> \(path)") { rename(temp, path) }
+        do {
+            try retryingEINTR("rename", "\(temp) -> \(path)") { rename(temp, path) }
+        } catch {
+            unlink(temp)
+            throw error
+        }
+        guard durable else { return }
         let dir = directoryName(path)
         let dirFD = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if dirFD >= 0 {
