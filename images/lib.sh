@@ -186,6 +186,12 @@ bw_install_system() {
     ln -sf /dev/null "$root/etc/systemd/system/autovt@tty1.service"
     # Debian's fallback gettys on tty2-6 (started when logind is absent): not on a kiosk.
     ln -sf /dev/null "$root/etc/systemd/system/getty-static.service"
+    # No logind: a kiosk has no user sessions, and on a read-only root it cannot start (its
+    # state directory is under /var/lib), so every `systemctl reboot` (the slot check's
+    # rollback, an operator's) waited for two 25 s D-Bus activations of it before going to
+    # systemd directly. Masked, the activation fails at once. A keyboard's power key then
+    # does nothing, as a kiosk's passer-by should find.
+    ln -sf /dev/null "$root/etc/systemd/system/systemd-logind.service"
     chown boardwalk:boardwalk "$root/var/lib/boardwalk" 2>/dev/null ||
         chown "$(awk -F: '$1=="boardwalk"{print $3":"$4}' "$root/etc/passwd")" "$root/var/lib/boardwalk"
     chmod 0700 "$root/var/lib/boardwalk"
