@@ -34,6 +34,11 @@ TRIAL_WAIT = float(os.environ.get("BOARDWALK_VB_TRIAL_WAIT", "1200"))
 # The limit for a crashed kiosk to be back on screen. Emulation is many times
 # slower than a board; the figure is printed either way.
 RESTART_LIMIT = float(os.environ.get("BOARDWALK_VB_RESTART_LIMIT", "5"))
+# A board of another CPU (arm64 on this x86 machine) is emulated instruction by instruction
+# through TCG's translation: its kiosk's own start (unit start to READY) took 2.5-3.0 s at
+# boot against 1.55 s on the x86 board, and a restart 2.2-4.8 s in runs of the same code.
+# Its restart limit is twice the board's, which still fails a restart that really waits.
+FOREIGN_RESTART_FACTOR = 2.0
 # The Wacom ISDv4 recording taps the centre of its panel; evemu-play replays it in real time.
 EVEMU_DEVICE = "Wacom_ISDv4_E6_Finger"
 EVEMU_EVENTS = "Wacom_ISDv4_E6_Finger.single-tap-center.events"
@@ -57,6 +62,7 @@ class SystemTest:
         self.sounds_dir = os.path.join(workdir, "sounds")
         self.results = []
         self.size = (1280, 800)
+        self.restart_limit = RESTART_LIMIT
 
     def run(self, name, fn):
         t0 = time.monotonic()
@@ -513,7 +519,7 @@ class SystemTest:
         back = int(u["ActiveEnterTimestampMonotonic"]) / 1e6 - t_kill
         why = self.breakdown(t_kill, u)
         self.kiosk_on_screen("06-after-segv")
-        check(back <= RESTART_LIMIT, f"back on screen {back:.1f} s after SIGSEGV (limit {RESTART_LIMIT:g} s; {why})")
+        check(back <= self.restart_limit, f"back on screen {back:.1f} s after SIGSEGV (limit {self.restart_limit:g} s; {why})")
         return f"back on screen {back:.2f} s after SIGSEGV ({why})"
 
     def watchdog_restarts(self):
@@ -963,6 +969,8 @@ def classic_board(args, arch, testdata, host_binary, results):
     vb.start()
     t = SystemTest(vb, os.path.abspath(args.binary), args.workdir, os.path.abspath(host_binary))
     t.results = results
+    if arch != vboard.binary_arch(sys.executable):
+        t.restart_limit = RESTART_LIMIT * FOREIGN_RESTART_FACTOR
     try:
         steps = [
             ("screen: the kiosk, not a console", t.screen),
@@ -980,7 +988,7 @@ def classic_board(args, arch, testdata, host_binary, results):
             ("tap through the virtio tablet; sound in the wav", t.tap_and_sound),
             ("replayed touchscreen recording (evemu)", t.evemu),
             ("Beat Zombies: a tap on a zombie raises the score; the hit sound in the wav", t.beat_a_zombie),
-            (f"kill -SEGV: back within {RESTART_LIMIT:g} s", t.segv),
+            (f"kill -SEGV: back within {t.restart_limit:g} s", t.segv),
             ("SIGSTOP: the watchdog restarts it", t.watchdog),
             ("systemctl stop: the text console comes back", t.stop),
             ("exit to console (status 79): stays stopped, a login prompt, and back on start", t.exit_to_console),
