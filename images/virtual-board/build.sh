@@ -31,6 +31,7 @@ esac
 BOARDWALK_SUITE=$suite
 source "$HERE/../lib.sh"
 source "$HERE/test-image.sh"
+source "$HERE/../rauc.sh"
 
 bin=${1:?usage: build.sh [--arch ARCH] BINARY OUTDIR [TESTDATA_DIR]}
 out=${2:?usage: build.sh [--arch ARCH] BINARY OUTDIR [TESTDATA_DIR]}
@@ -89,6 +90,11 @@ bw_install_kiosk "$ov" "$bin" "$profile"
 # The operator PIN: the system test's (BOARDWALK_VB_PIN, which it never types; it checks
 # the journal never shows it), else a random one.
 bw_set_pin "$ov" "${BOARDWALK_VB_PIN:-}"
+# The image's version, as on every image (the kiosk's System tab, its metrics): Debian's
+# os-release with IMAGE_VERSION, in the overlay so that the cached root stays as it is.
+mkdir -p "$ov/usr/lib"
+tar -xOf "$tar" ./usr/lib/os-release > "$ov/usr/lib/os-release"
+bw_os_release "$ov" "$(bw_image_version)"
 bw_check_libs "$bin" "$base.libs"
 if [ -n "$testdata" ]; then
     mkdir -p "$ov/usr/share/boardwalk-test"
