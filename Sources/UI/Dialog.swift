@@ -34,15 +34,26 @@ open class Dialog: View {
         frame = Rect(0, 0, size.width, size.height)
         let width = min(460, size.width - 40)
         let hasMessage = !messageLabel.text.isEmpty
-        let height: Double = hasMessage ? 250 : 190
+        // The title and message get the lines they wrap to (a long version in the title, a
+        // paragraph of a message), at least the room short ones always had.
+        let titleHeight = max(50, Dialog.wrappedHeight(titleLabel, width: width - 40) + 8)
+        let messageHeight = hasMessage ? max(80, Dialog.wrappedHeight(messageLabel, width: width - 40) + 8) : 0
+        let height = min(size.height - 20, 18 + titleHeight + (hasMessage ? messageHeight + 22 : 42) + 80)
         panel.frame = Rect(center: Point(size.width / 2, size.height / 2), size: Size(width, height))
-        titleLabel.frame = Rect(20, 18, width - 40, 50)
-        messageLabel.frame = Rect(20, 68, width - 40, hasMessage ? 80 : 0)
+        titleLabel.frame = Rect(20, 18, width - 40, titleHeight)
+        messageLabel.frame = Rect(20, 18 + titleHeight, width - 40, messageHeight)
         let count = Double(max(1, buttons.count))
         let bw = (width - 40 - 16 * (count - 1)) / count
         for (i, b) in buttons.enumerated() {
             b.frame = Rect(20 + Double(i) * (bw + 16), height - 80, bw, 60)
         }
+    }
+
+    /// The height a label's text takes wrapped to a width (points).
+    static func wrappedHeight(_ label: Label, width: Double) -> Double {
+        guard !label.text.isEmpty else { return 0 }
+        let lines = max(1, UIEnvironment.fonts.wrap(label.text, style: label.style, scale: 1, maxWidth: width).count)
+        return label.style.size * label.style.lineSpacing * Double(lines - 1) + label.style.size
     }
 
     open override var acceptsTouches: Bool { true }

@@ -179,6 +179,27 @@ final class InteractionTests: XCTestCase {
         XCTAssertEqual(answer, "no")
         XCTAssertNil(dialog.superview)
     }
+
+    /// A long title and a paragraph of a message (the update's question, seen overlapping on
+    /// the board): each gets the lines it wraps to, none runs into the next, all inside.
+    func testDialogMakesRoomForLongTextsAtEverySize() {
+        let title = "Install version 0123456789abcdef-dirty+bravo?"
+        let message = String(repeating: "It is written beside the running system; the games keep running. ", count: 2)
+        for (w, h) in [(800, 480), (480, 800), (1280, 800)] {
+            let screen = Screen(width: w, height: h)
+            let scene = DemoScene()
+            screen.show(scene, now: 1)
+            let dialog = Dialog(title: title, message: message, buttons: [("Install", .primary, {}), ("Cancel", .secondary, {})])
+            dialog.present(on: scene)
+            let width = dialog.titleLabel.frame.width
+            XCTAssertGreaterThanOrEqual(dialog.titleLabel.frame.height, Dialog.wrappedHeight(dialog.titleLabel, width: width), "\(w)x\(h)")
+            XCTAssertGreaterThanOrEqual(dialog.messageLabel.frame.height, Dialog.wrappedHeight(dialog.messageLabel, width: width), "\(w)x\(h)")
+            XCTAssertLessThanOrEqual(dialog.titleLabel.frame.maxY, dialog.messageLabel.frame.minY, "\(w)x\(h)")
+            XCTAssertLessThanOrEqual(dialog.messageLabel.frame.maxY, dialog.buttons[0].frame.minY, "\(w)x\(h)")
+            XCTAssertLessThanOrEqual(dialog.buttons[0].frame.maxY, dialog.panel.frame.height, "\(w)x\(h)")
+            XCTAssertLessThanOrEqual(dialog.panel.frame.height, Double(h), "\(w)x\(h)")
+        }
+    }
 }
 
 final class AnimationTests: XCTestCase {
