@@ -12,9 +12,11 @@ build="pkg-config libdrm-dev libevdev-dev libasound2-dev libpixman-1-dev libfree
 # The system test: QEMU, mmdebstrap and what images/virtual-board/build.sh calls; numpy
 # for its screen and sound analysis.
 # The A/B disk board and its update checks: RAUC and squashfs-tools (bundles), GRUB EFI
-# and OVMF (the disk boot), mtools, dosfstools and fdisk (the disk built without loop devices).
+# and OVMF (the disk boot), mtools, dosfstools and fdisk (the disk built without loop devices);
+# tesseract reads the version off the operator menu's screendump after an update.
 test="$build unicode-cldr-core sox python3-numpy qemu-system-x86 mmdebstrap cpio kmod binutils systemd busybox-static
-      rauc squashfs-tools grub-efi-amd64-bin grub-common ovmf mtools dosfstools fdisk e2fsprogs openssl"
+      rauc squashfs-tools grub-efi-amd64-bin grub-common ovmf mtools dosfstools fdisk e2fsprogs openssl
+      tesseract-ocr tesseract-ocr-eng"
 # The bench's peer (bench/peers/sdl2-peer.c): SDL2 and its text and PNG companions.
 bench="$build gcc libc6-dev libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev"
 # arm64 on x86: qemu-user through binfmt_misc (arm64 roots, the arm64 kiosk's screenshots),

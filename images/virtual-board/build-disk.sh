@@ -38,9 +38,10 @@ mkdir -p "$out"
 version=$(bw_image_version)
 
 # The board's modules (build.sh's list) and what updates need: loop, squashfs and
-# dm-verity (mounting a bundle), vfat and its code pages (the ESP, a USB stick).
+# dm-verity (mounting a bundle), vfat and its code pages (the ESP, a USB stick), and a USB
+# stick itself (xHCI, mass storage, SCSI disks).
 modules="virtio_gpu virtio_input snd_intel8x0 uinput virtio_console evdev virtio_pci virtio_blk ext4
-         loop squashfs dm_verity vfat nls_cp437 nls_ascii nls_utf8"
+         loop squashfs dm_verity vfat nls_cp437 nls_ascii nls_utf8 xhci_pci usb_storage sd_mod"
 kdir=$(bw_kernel "$BW_SUITE" "$arch" $modules)
 kver=$(cat "$kdir/version")
 tar=$(bw_root_tar "$arch" "$BW_IMAGES/packages.txt" "$BW_IMAGES/packages-test.txt" "$BW_IMAGES/packages-rauc.txt" grub-common)

@@ -15,6 +15,7 @@ guest journal are left in the workdir. The last line is 'N passed, N failed'.
 Python 3 and numpy (the screen and sound analysis).
 """
 import argparse
+import difflib
 import os
 import re
 import secrets
@@ -790,13 +791,103 @@ class ABBoard:
             time.sleep(2.0)
         raise Failed(f"slot {slot} was not marked good within {timeout} s: {f}")
 
+    # Where the operator's PIN pad, System tab and update page buttons are on the 1280x800
+    # board (screen pixels, from screendumps of the same screens).
+    PIN_KEYS = {"1": (442, 268), "2": (640, 268), "3": (837, 268), "4": (442, 416), "5": (640, 416),
+                "6": (837, 416), "7": (442, 565), "8": (640, 565), "9": (837, 565), "0": (640, 714)}
+    PIN_OK = (837, 714)
+    SYSTEM_TAB = (923, 64)
+    DONE = (1158, 64)
+    UPDATE_BUTTON = (1132, 381)   # the System tab's "Update from USB" row
+    INSTALL_BUTTON = (1132, 279)  # the update page's "Its version" row
+    PRIMARY = (255, 185, 60)      # Theme.accent: a primary button's face
+    W, H = 1280, 800
+
+    def tap(self, point, wait=0.4):
+        self.vb.tap(*point, self.W, self.H)
+        time.sleep(wait)
+
+    def open_system_tab(self):
+        """As an operator: the service key (F12), the PIN tapped on the pad, the System tab."""
+        self.t.wait_active(180)
+        self.vb.chord("f12")
+        time.sleep(2.0)
+        for digit in os.environ["BOARDWALK_VB_PIN"]:
+            self.tap(self.PIN_KEYS[digit])
+        self.tap(self.PIN_OK, 6.0)  # the PIN's PBKDF2 (100k rounds) under emulation
+        self.tap(self.SYSTEM_TAB, 2.0)
+
+    def ocr(self, name):
+        """A screendump (NAME.png in the workdir) read by tesseract."""
+        self.t.shot(name)
+        png = os.path.join(self.dir, name + ".png")
+        return subprocess.run(["tesseract", png, "-", "--psm", "6"], capture_output=True, text=True).stdout
+
+    @staticmethod
+    def near(a, b):
+        """OCR misreads a character or two of a commit id: at most 2 edits apart."""
+        return sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b).get_opcodes()
+                   if tag != "equal") <= 2
+
+    def version_on_screen(self, name, expected, not_expected):
+        """Reads the version as an operator does, on the System tab (OCR); returns the line
+        it read. Leaves the menu with Done."""
+        self.open_system_tab()
+        text = self.ocr(name)
+        self.tap(self.DONE)
+        line = next((l.strip() for l in text.splitlines() if l.strip().lower().startswith("version")), "")
+        check(line, f"{name}: no Version line on the System tab (OCR read: {text.strip()[:300]!r})")
+        word = (line.split(None, 1)[1].split() or [""])[0] if " " in line else ""
+        check(self.near(word, expected) and not self.near(word, not_expected),
+              f"{name}: the System tab says {line!r}, not version {expected}")
+        return line
+
+    def install_from_menu(self, bundle_name, version, timeout=900):
+        """"Update from USB" as an operator does it: the System tab finds the bundle on the
+        stick, its page reads the version (RAUC's Info over D-Bus), Install, the dialog's
+        Install, then the progress until the page says installed (the kiosk's journal says
+        the same). Returns the seconds the install took."""
+        self.open_system_tab()
+        text = self.ocr("ab-menu-01-system-tab")
+        check(any(self.near(word, bundle_name) for word in text.split()),
+              f"the System tab does not offer {bundle_name} (OCR read: {text.strip()[:300]!r})")
+        self.tap(self.UPDATE_BUTTON, 1.0)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            rc, log = self.sh("journalctl -b -u boardwalk.service -o cat | grep -e '^update: ' | tail -1")
+            if "ready(" in log or "failed(" in log:
+                break
+            time.sleep(2.0)
+        check("ready(" in log and version in log, f"the update page did not read the bundle's version: {log}")
+        self.tap(self.INSTALL_BUTTON, 1.5)
+        # The dialog's Install: the one bright primary button over the dimmed page.
+        a = self.t.shot("ab-menu-02-dialog").array()
+        import numpy as np
+        ys, xs = np.nonzero((np.abs(a - np.array(self.PRIMARY)) < 40).all(axis=2))
+        check(len(xs) > 2000, "no confirmation dialog with an Install button on the screen")
+        t0 = time.monotonic()
+        self.tap((int(xs.mean()), int(ys.mean())), 3.0)
+        self.t.shot("ab-menu-03-installing")
+        while time.monotonic() < t0 + timeout:
+            rc, log = self.sh("journalctl -b -u boardwalk.service -o cat | grep -e '^update: ' | tail -1")
+            if " installed " in log or "failed" in log:
+                break
+            time.sleep(3.0)
+        check(" installed " in log, f"the install from the menu did not end installed: {log}")
+        took = time.monotonic() - t0
+        time.sleep(1.0)
+        text = self.ocr("ab-menu-04-installed")
+        check("installed" in text, f"the update page does not say installed (OCR read: {text.strip()[:300]!r})")
+        self.tap(self.DONE)
+        return took
+
     def install(self, bundle_name, timeout=900):
-        """`rauc install` from the stick (the command-line path), in the background (the
-        command channel answers within 120 s; an install under TCG can take longer)."""
-        rc, out = self.sh("mkdir -p /run/stick && (mountpoint -q /run/stick || "
-                          "mount -o ro /dev/disk/by-id/virtio-usb0 /run/stick) && ls /run/stick")
-        check(rc == 0 and bundle_name in out.split(), f"the stick is not there or lacks {bundle_name}: {out}")
-        self.sh("rm -f /run/rauc-install.rc; setsid sh -c 'rauc install /run/stick/" + bundle_name +
+        """`rauc install` from the second disk (the command-line path), in the background
+        (the command channel answers within 120 s; an install under TCG can take longer)."""
+        rc, out = self.sh("mkdir -p /run/bundles && (mountpoint -q /run/bundles || "
+                          "mount -o ro /dev/disk/by-id/virtio-usb0 /run/bundles) && ls /run/bundles")
+        check(rc == 0 and bundle_name in out.split(), f"the bundle disk is not there or lacks {bundle_name}: {out}")
+        self.sh("rm -f /run/rauc-install.rc; setsid sh -c 'rauc install /run/bundles/" + bundle_name +
                 " > /run/rauc-install.log 2>&1; echo $? > /run/rauc-install.rc' >/dev/null 2>&1 &")
         t0 = time.monotonic()
         while time.monotonic() < t0 + timeout:
@@ -811,17 +902,19 @@ class ABBoard:
 
 def ab_updates(binary, workdir, results, testdata, steps):
     """The A/B disk board: version 1 booted from slot A; version 2's bundle installed from a
-    second disk standing in for a USB stick, a reboot into it with the coins kept (update);
-    then a bundle whose kiosk cannot start, and the board back on version 2 by itself
+    USB stick through the operator menu, a reboot into it with the coins kept and the new
+    version on the System tab (update); then a bundle whose kiosk cannot start, installed
+    with `rauc install` from a second disk, and the board back on version 2 by itself
     (rollback: the slot check marks the trial slot bad and reboots, GRUB takes the other)."""
     sub = os.path.join(workdir, "ab-update")
     os.makedirs(sub, exist_ok=True)
-    names = {"update": "update: version 2 from a USB stick, rebooted into, coins kept",
+    names = {"update": "update: version 2 from a USB stick through the operator menu, rebooted into, coins kept",
              "rollback": "rollback: a bundle whose kiosk cannot start; back on the old slot by itself"}
     t0 = time.monotonic()
     base = subprocess.run(["git", "-C", vboard.REPO, "describe", "--always", "--tags", "--dirty"],
                           capture_output=True, text=True).stdout.strip() or "unknown"
-    v1, v2, v3 = f"{base}+test1", f"{base}+test2", f"{base}+broken"
+    # Suffixes that share no letter: the on-screen check (OCR) tells one from the other.
+    v1, v2, v3 = f"{base}+alpha", f"{base}+bravo", f"{base}+broken"
     broken = os.path.join(sub, "broken-boardwalk")
     with open(broken, "w") as f:
         f.write("#!/bin/sh\n# The system test's kiosk that cannot start (the rollback check).\n"
@@ -848,22 +941,28 @@ def ab_updates(binary, workdir, results, testdata, steps):
                                                   bundle_only=True)
                 bundles.append(bundle3)
         check(built1 == v1 and built2 == v2, f"built versions {built1}, {built2}")
-        # The stick: each bundle under a name of its own.
-        stick_files = []
+        # Version 2 on a USB stick (the operator's path); the broken bundle on a second disk
+        # (the command line's path, `rauc install FILE`). Each under a name of its own.
+        named = []
         for b, name in zip(bundles, ("boardwalk-v2.raucb", "boardwalk-broken.raucb")):
             dest = os.path.join(sub, name)
             if os.path.exists(dest):
                 os.unlink(dest)
             os.link(b, dest)
-            stick_files.append(dest)
+            named.append(dest)
         stick = os.path.join(sub, "stick.img")
-        vboard.make_stick(stick, stick_files)
+        vboard.make_stick(stick, named[:1])
+        disks = []
+        if len(named) > 1:
+            disks = [os.path.join(sub, "bundles.img")]
+            vboard.make_stick(disks[0], named[1:])
         state = os.path.join(sub, "state.img")
         vboard.make_state_disk(state)
         print(f"A/B images built in {time.monotonic() - tb:.0f} s (v1 disk, bundles "
               f"{', '.join(f'{os.path.getsize(b) >> 20} MB' for b in bundles)}); booting the disk board", flush=True)
 
-        vb = vboard.VirtualBoard(sub, None, None, None, state_disk=state, boot_disk=disk, disks=[stick])
+        vb = vboard.VirtualBoard(sub, None, None, None, state_disk=state, boot_disk=disk, disks=disks,
+                                 usb_sticks=[stick])
         vb.start()
         ab = ABBoard(vb, sub)
         # Boot 1: version 1 on slot A, confirmed by the slot check; a coin into the state.
@@ -885,8 +984,8 @@ def ab_updates(binary, workdir, results, testdata, steps):
         f = ab.facts()
         check(f.get("coins") == "1", f"the coin was not counted on the state disk: {f}")
         ab.t.kiosk_on_screen("ab-01-v1")
-        # Install version 2 from the stick, reboot into it.
-        t_install = ab.install("boardwalk-v2.raucb")
+        # Install version 2 from the stick through the operator menu, restart into it.
+        t_install = ab.install_from_menu("boardwalk-v2.raucb", v2)
         f = ab.facts()
         check(f.get("ORDER", "").split()[:1] == ["B"] and f.get("B_OK") == "1",
               f"after the install GRUB's environment does not prefer slot B: {f}")
@@ -899,9 +998,10 @@ def ab_updates(binary, workdir, results, testdata, steps):
         check(f.get("version") == v2, f"after the update os-release says {f.get('version')}, not {v2}")
         check(f.get("coins") == "1", f"the coins after the update: {f.get('coins')}, not 1")
         img, st = ab.t.kiosk_on_screen("ab-02-v2")
-        report("update", True, f"{v1} on A -> rauc install ({t_install:.0f} s) -> reboot -> {v2} on B, marked good; "
-               f"coins=1 kept; kiosk on screen ({st['colours']} colours); boots {boot1:.0f} s and {boot2:.0f} s "
-               "from start/reboot to READY")
+        shown = ab.version_on_screen("ab-02-v2-system-tab", v2, v1)
+        report("update", True, f"{v1} on A -> Update from USB in the operator menu ({t_install:.0f} s) -> reboot -> {v2} on B, marked good; "
+               f"coins=1 kept; kiosk on screen ({st['colours']} colours), its System tab read '{shown}'; "
+               f"boots {boot1:.0f} s and {boot2:.0f} s from start/reboot to READY")
 
         if "rollback" in steps:
             t1 = time.monotonic()

@@ -316,7 +316,7 @@ def free_port():
 
 class VirtualBoard:
     def __init__(self, workdir, kernel, initrd, cmdline, display="none", memory_mb=1536, state_disk="auto",
-                 arch="amd64", boot_disk=None, disks=()):
+                 arch="amd64", boot_disk=None, disks=(), usb_sticks=()):
         self.arch = arch
         # The node exporter's port in the guest ([metrics] exporter_port of the profile), and
         # the host port QEMU's user network forwards to it (127.0.0.1 only); None without one.
@@ -326,8 +326,10 @@ class VirtualBoard:
         # The disk board (x86): boot_disk is build-disk.sh's A/B disk, booted through OVMF
         # and GRUB (kernel, initrd and cmdline unused); the guest may reboot itself (an
         # update, a rollback), so QEMU restarts the machine instead of quitting. disks:
-        # more raw images (a USB stick), read-only, with serials usb0, usb1, ...
-        self.boot_disk, self.disks = boot_disk, list(disks)
+        # more raw images, read-only virtio disks with serials usb0, usb1, ... usb_sticks: raw
+        # images plugged in as USB mass-storage devices on an xHCI controller, as an
+        # operator's stick is (the image's udev rule mounts them for the kiosk).
+        self.boot_disk, self.disks, self.usb_sticks = boot_disk, list(disks), list(usb_sticks)
         self.workdir = os.path.abspath(workdir)
         # The state partition (/var/lib/boardwalk): a raw ext4 image, "auto" (state.img in
         # the workdir, made when missing) or None (no disk: the kiosk keeps state in memory).
@@ -364,6 +366,11 @@ class VirtualBoard:
             for i, d in enumerate(self.disks):
                 boot += ["-drive", f"file={d},if=none,id=usb{i},format=raw,readonly=on",
                          "-device", f"virtio-blk-pci,drive=usb{i},serial=usb{i}"]
+            if self.usb_sticks:
+                boot += ["-device", "qemu-xhci,id=sticks"]
+            for i, d in enumerate(self.usb_sticks):
+                boot += ["-drive", f"file={d},if=none,id=stick{i},format=raw",
+                         "-device", f"usb-storage,bus=sticks.0,drive=stick{i},removable=on"]
         else:
             boot = ["-kernel", self.kernel, "-initrd", self.initrd, "-append", (self.cmdline + " " + extra).strip()]
         return machine[:1] + [
