@@ -9,7 +9,7 @@
 // sweeping along four panel rows at a time so each panel row is written front to back.
 // A tile reads TILE_W shadow rows x TILE_H*4 bytes (8 KB) and writes TILE_H panel rows x
 // TILE_W pixels: both fit L1 with room to spare. Few shadow rows a tile: rows 5120 bytes
-// apart (a 1280-pixel shadow) fall into a few L1 sets, and 64 of them evicted each other
+// apart (a 1280-pixel shadow) map to few L1 sets, so 64 of them likely evicted each other
 // (measured on a quiet machine: 32x64 against 64x32, 1280x800 turned xrgb8888 1.80x ->
 // 1.34-1.47x memcpy, rgb565 2.6x -> 1.9-2.0x; 1920x1080 within noise).
 enum { TILE_W = 32, TILE_H = 64 };
