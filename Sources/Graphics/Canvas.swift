@@ -41,6 +41,15 @@ public struct Canvas {
         Point(origin.x + p.x * scale, origin.y + p.y * scale)
     }
 
+    /// The pixels a rect in points covers whole, or nil when one of its edges falls inside
+    /// a pixel (then `fill` anti-aliases that edge).
+    public func wholePixels(_ rect: Rect) -> PixelRect? {
+        let px = toPixelsRect(rect)
+        guard px.x == px.x.rounded() && px.y == px.y.rounded()
+            && px.width == px.width.rounded() && px.height == px.height.rounded() else { return nil }
+        return px.enclosingPixels
+    }
+
     // MARK: - Clipping state on the shared pixman image
 
     private func withClip(_ body: () -> Void) {
@@ -59,12 +68,9 @@ public struct Canvas {
     public func fill(_ rect: Rect, _ color: Color) {
         let c = color.fading(opacity)
         guard c.a > 0 else { return }
-        let px = toPixelsRect(rect)
         // Pixel-aligned rectangles take pixman's fast fill; others go through triangles.
-        if px.x == px.x.rounded() && px.y == px.y.rounded()
-            && px.width == px.width.rounded() && px.height == px.height.rounded()
-        {
-            let r = px.enclosingPixels.intersection(clip)
+        if let whole = wholePixels(rect) {
+            let r = whole.intersection(clip)
             guard !r.isEmpty else { return }
             withClip {
                 var pc = c.pixmanColor
@@ -73,6 +79,7 @@ public struct Canvas {
             }
             return
         }
+        let px = toPixelsRect(rect)
         fillPolygonPixels([Point(px.minX, px.minY), Point(px.maxX, px.minY),
                            Point(px.maxX, px.maxY), Point(px.minX, px.maxY)], c)
     }

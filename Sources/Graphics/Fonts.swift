@@ -68,6 +68,16 @@ public final class FontLibrary {
         var lastUse: UInt64
     }
     private var emojiCache: [GlyphKey: CachedPicture] = [:]
+    /// Lines `wrap` made, by text, size and width: a label is wrapped again at every
+    /// redraw, and the wrapping (string work per word) cost more than drawing its glyphs.
+    struct WrapKey: Hashable {
+        let text: String
+        let pixelSize: Int
+        let weight: FontWeight
+        let limit: Double
+    }
+    var wrapCache: [WrapKey: [String]] = [:]
+    static let wrapCacheEntries = 512
     private var emojiCacheBytes = 0
     private var emojiUses: UInt64 = 0
     /// Scaled emoji are big (a 160-pixel picture is 100 KB) and the picture packs hold

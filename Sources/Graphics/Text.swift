@@ -40,14 +40,21 @@ extension FontLibrary {
     /// Breaks text into lines no wider than `maxWidth` points: at spaces for words,
     /// anywhere between CJK characters, and inside a word too long for a line.
     public func wrap(_ text: String, style: TextStyle, scale: Double, maxWidth: Double) -> [String] {
-        let px = pixelSize(style, scale)
-        let limit = maxWidth * scale
+        let key = WrapKey(text: text, pixelSize: pixelSize(style, scale), weight: style.weight, limit: maxWidth * scale)
+        if let lines = wrapCache[key] { return lines }
+        let lines = wrapLines(text, pixelSize: key.pixelSize, weight: key.weight, limit: key.limit)
+        if wrapCache.count >= FontLibrary.wrapCacheEntries { wrapCache.removeAll(keepingCapacity: true) }
+        wrapCache[key] = lines
+        return lines
+    }
+
+    private func wrapLines(_ text: String, pixelSize px: Int, weight: FontWeight, limit: Double) -> [String] {
         var lines: [String] = []
         for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
             var line = ""
             var lineWidth = 0.0
             for token in tokens(paragraph) {
-                let tokenWidth = width(of: token[...], pixelSize: px, weight: style.weight)
+                let tokenWidth = width(of: token[...], pixelSize: px, weight: weight)
                 if lineWidth + tokenWidth <= limit || line.isEmpty && tokenWidth <= limit {
                     line += token
                     lineWidth += tokenWidth
@@ -59,13 +66,13 @@ extension FontLibrary {
                 line = ""
                 lineWidth = 0
                 let trimmed = token == " " ? "" : token
-                if width(of: trimmed[...], pixelSize: px, weight: style.weight) <= limit {
+                if width(of: trimmed[...], pixelSize: px, weight: weight) <= limit {
                     line = trimmed
-                    lineWidth = width(of: trimmed[...], pixelSize: px, weight: style.weight)
+                    lineWidth = width(of: trimmed[...], pixelSize: px, weight: weight)
                 } else {
                     // A word wider than the line: break it by characters.
                     for ch in trimmed {
-                        let w = width(of: String(ch)[...], pixelSize: px, weight: style.weight)
+                        let w = width(of: String(ch)[...], pixelSize: px, weight: weight)
                         if lineWidth + w > limit && !line.isEmpty {
                             lines.append(line)
                             line = ""
@@ -103,12 +110,11 @@ extension Canvas {
     /// Draws one line with its baseline at `baseline` (points), aligned about `x`.
     public func drawText(_ text: String, x: Double, baseline: Double, style: TextStyle, fonts: FontLibrary) {
         let px = fonts.pixelSize(style, scale)
-        let width = fonts.width(of: text, pixelSize: px, weight: style.weight)
         var pen = origin.x + x * scale
         switch style.alignment {
         case .left: break
-        case .center: pen -= width / 2
-        case .right: pen -= width
+        case .center: pen -= fonts.width(of: text, pixelSize: px, weight: style.weight) / 2
+        case .right: pen -= fonts.width(of: text, pixelSize: px, weight: style.weight)
         }
         let base = Int((origin.y + baseline * scale).rounded())
         let color = style.color

@@ -209,6 +209,8 @@ open class View {
     // MARK: - Drawing
 
     /// Draws this view's own content in local points (0,0 is the frame's top-left).
+    /// An override calls `super.draw` first when it sets a backgroundColor: the screen
+    /// counts on an opaque one being painted (`paintsClipOpaquely`).
     open func draw(_ canvas: Canvas) {
         if let bg = backgroundColor {
             if cornerRadius > 0 {
@@ -223,15 +225,32 @@ open class View {
     func drawTree(_ canvas: Canvas, parent: ViewTransform, screenScale: Double) {
         guard !isHidden, alpha > 0 else { return }
         let transform = parent.composed(withChildFrame: frame, scale: scale)
+        let c = ownCanvas(canvas, transform: transform, screenScale: screenScale)
+        if c.clip.isEmpty { return }
+        let mine = pixelRect(transform: transform, screenScale: screenScale)
+        if mine.intersects(c.clip) { draw(c) }
+        for v in subviews { v.drawTree(c, parent: transform, screenScale: screenScale) }
+    }
+
+    /// The canvas this view draws with, inside its parent's.
+    private func ownCanvas(_ canvas: Canvas, transform: ViewTransform, screenScale: Double) -> Canvas {
         var c = canvas
         c.scale = transform.scale * screenScale
         c.origin = Point(transform.offset.x * screenScale, transform.offset.y * screenScale)
         c.opacity = canvas.opacity * alpha
         if clipsToBounds { c = c.clipped(to: bounds) }
-        if c.clip.isEmpty { return }
-        let mine = pixelRect(transform: transform, screenScale: screenScale)
-        if mine.intersects(c.clip) { draw(c) }
-        for v in subviews { v.drawTree(c, parent: transform, screenScale: screenScale) }
+        return c
+    }
+
+    /// Whether `drawTree` starts by painting every pixel of `canvas.clip` opaque: the
+    /// view's own background (`draw` fills it first), square, unfaded, on whole pixels.
+    /// Then whatever was beneath never shows (the screen skips clearing under such a scene).
+    func paintsClipOpaquely(_ canvas: Canvas, parent: ViewTransform, screenScale: Double) -> Bool {
+        guard !isHidden, cornerRadius == 0, let bg = backgroundColor else { return false }
+        let transform = parent.composed(withChildFrame: frame, scale: scale)
+        let c = ownCanvas(canvas, transform: transform, screenScale: screenScale)
+        guard bg.fading(c.opacity).a == 255, let whole = c.wholePixels(bounds) else { return false }
+        return whole.contains(canvas.clip)
     }
 
     // MARK: - Touch

@@ -44,6 +44,33 @@ final class DamageTests: XCTestCase {
         XCTAssertEqual(cmp.differingPixels, 0)
     }
 
+    func testFullRedrawHidesWhatTheShadowHeld() {
+        // The screen skips its clear under a scene that paints itself opaque on whole
+        // pixels; every other scene is cleared first. Either way a full redraw over a
+        // scribbled shadow must give the picture drawn over a clean one.
+        for (size, configure) in [((1280, 800), { (_: DemoScene, _: Screen) in }),  // opaque, clear skipped
+                                  ((1366, 768), { _, _ in }),  // whatever the scale makes of its edges
+                                  ((800, 480), { s, _ in s.backgroundColor = Theme.background.withAlpha(0.5) }),
+                                  ((800, 480), { s, _ in s.cornerRadius = 24 }),
+                                  ((800, 480), { s, _ in s.alpha = 0.7 }),
+                                  ((800, 480), { _, screen in screen.contentOffset = Point(7, 3) })] {
+            let (clean, scribbled) = (Screen(width: size.0, height: size.1), Screen(width: size.0, height: size.1))
+            for screen in [clean, scribbled] {
+                let scene = DemoScene()
+                configure(scene, screen)
+                screen.show(scene, now: 1)
+            }
+            scribbled.shadow.clear(to: Color(hex: 0xFF00FF))
+            clean.renderFrame(now: 1)
+            scribbled.renderFrame(now: 1)
+            XCTAssertEqual(ImageComparison(clean.shadow, scribbled.shadow, tolerance: 0).differingPixels, 0, "\(size)")
+        }
+        let screen = Screen(width: 1280, height: 800), scene = DemoScene()
+        screen.show(scene, now: 1)
+        XCTAssertTrue(scene.paintsClipOpaquely(Canvas(surface: screen.shadow, scale: screen.scale),
+                                               parent: .identity, screenScale: screen.scale), "the case the clear is skipped in")
+    }
+
     func testRemovedViewLeavesNoTrace() {
         let screen = Screen(width: 800, height: 480)
         let scene = DemoScene()
