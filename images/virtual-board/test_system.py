@@ -859,13 +859,20 @@ class ABBoard:
                 break
             time.sleep(2.0)
         check("ready(" in log and version in log, f"the update page did not read the bundle's version: {log}")
-        self.tap(self.INSTALL_BUTTON, 1.5)
-        # The dialog's Install: the one bright primary button over the dimmed page.
-        a = self.t.shot("ab-menu-02-dialog").array()
+        # The dialog's Install: the one bright primary button in the middle of the screen,
+        # over the dimmed page (the page's own Install and Done are at its right edge).
+        # Tapped again if the dialog is not up yet (a busy emulated guest can miss a tap).
         import numpy as np
-        ys, xs = np.nonzero((np.abs(a - np.array(self.PRIMARY)) < 40).all(axis=2))
+        xs = []
+        for attempt in range(3):
+            self.tap(self.INSTALL_BUTTON, 2.0)
+            a = self.t.shot("ab-menu-02-dialog").array()[150:750, 250:1000]
+            ys, xs = np.nonzero((np.abs(a - np.array(self.PRIMARY)) < 40).all(axis=2))
+            if len(xs) > 2000:
+                break
         check(len(xs) > 2000, "no confirmation dialog with an Install button on the screen")
         t0 = time.monotonic()
+        xs, ys = xs + 250, ys + 150
         self.tap((int(xs.mean()), int(ys.mean())), 3.0)
         self.t.shot("ab-menu-03-installing")
         while time.monotonic() < t0 + timeout:
