@@ -78,7 +78,10 @@ class Card:
             elif "=" in line:
                 values[(section, line.split("=")[0])] = line.split("=", 1)[1]
         assert values[("[all]", "tryboot_a_b")] == "1"
-        tryboot = os.path.exists(self.reboot_param) and "tryboot" in open(self.reboot_param).read()
+        tryboot = False
+        if os.path.exists(self.reboot_param):
+            with open(self.reboot_param) as f:
+                tryboot = "tryboot" in f.read()
         part = values[("[tryboot]", "boot_partition")] if tryboot else values[("[all]", "boot_partition")]
         return {"2": "A", "3": "B"}[part], tryboot
 
