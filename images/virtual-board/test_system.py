@@ -32,6 +32,8 @@ READY_TIMEOUT = float(os.environ.get("BOARDWALK_VB_READY_TIMEOUT", "600"))
 # A broken trial boot ends when the disk board's slot check gives up on it: after 3 kiosk
 # starts, or 900 s of uptime at most (build-disk.sh's BW_SLOT_CHECK_LIMIT); then a reboot.
 TRIAL_WAIT = float(os.environ.get("BOARDWALK_VB_TRIAL_WAIT", "1200"))
+# The Beat Zombies best the A/B board's state starts with (kept across update and rollback).
+AB_HIGH_SCORE = 4321
 # The limit for a crashed kiosk to be back on screen. Emulation is many times
 # slower than a board; the figure is printed either way.
 RESTART_LIMIT = float(os.environ.get("BOARDWALK_VB_RESTART_LIMIT", "5"))
@@ -777,7 +779,8 @@ class ABBoard:
         rc, out = self.sh("sed -n 's/.*rauc\\.slot=\\([AB]\\).*/slot=\\1/p' /proc/cmdline; "
                           "sed -n 's/^IMAGE_VERSION=/version=/p' /etc/os-release; "
                           "grub-editenv /boot/efi/EFI/BOOT/grubenv list; "
-                          "sed -n 's/^coins=/coins=/p' /var/lib/boardwalk/counters")
+                          "sed -n 's/^coins=/coins=/p' /var/lib/boardwalk/counters; "
+                          "sed -n 's/^zombies\\.best=/zombies_best=/p' /var/lib/boardwalk/scores")
         return dict(l.split("=", 1) for l in out.splitlines() if "=" in l)
 
     def wait_confirmed(self, slot, timeout=120):
@@ -882,9 +885,12 @@ class ABBoard:
             time.sleep(3.0)
         check(" installed " in log, f"the install from the menu did not end installed: {log}")
         took = time.monotonic() - t0
-        time.sleep(1.0)
-        text = self.ocr("ab-menu-04-installed")
-        check("installed" in text, f"the update page does not say installed (OCR read: {text.strip()[:300]!r})")
+        for attempt in range(6):  # the page shows it on its next frame
+            time.sleep(2.0)
+            text = self.ocr("ab-menu-04-installed")
+            if "is installed" in text:
+                break
+        check("is installed" in text, f"the update page does not say installed (OCR read: {text.strip()[:300]!r})")
         self.tap(self.DONE)
         return took
 
@@ -963,8 +969,10 @@ def ab_updates(binary, workdir, results, testdata, steps):
         if len(named) > 1:
             disks = [os.path.join(sub, "bundles.img")]
             vboard.make_stick(disks[0], named[1:])
+        # The cabinet's state already holds a Beat Zombies high score, which updates and
+        # rollbacks must keep (and the menu's tile must show).
         state = os.path.join(sub, "state.img")
-        vboard.make_state_disk(state)
+        vboard.make_state_disk(state, files={"scores": f"zombies.best={AB_HIGH_SCORE}\n"})
         print(f"A/B images built in {time.monotonic() - tb:.0f} s (v1 disk, bundles "
               f"{', '.join(f'{os.path.getsize(b) >> 20} MB' for b in bundles)}); booting the disk board", flush=True)
 
@@ -1004,10 +1012,14 @@ def ab_updates(binary, workdir, results, testdata, steps):
         check(f.get("slot") == "B", f"after the update the board booted slot {f.get('slot')}, not B")
         check(f.get("version") == v2, f"after the update os-release says {f.get('version')}, not {v2}")
         check(f.get("coins") == "1", f"the coins after the update: {f.get('coins')}, not 1")
+        check(f.get("zombies_best") == str(AB_HIGH_SCORE), f"the high score after the update: {f.get('zombies_best')}")
+        ab.tap((640, 760), 2.0)  # below the tiles: wakes the attract mode, else nothing
         img, st = ab.t.kiosk_on_screen("ab-02-v2")
+        menu = ab.ocr("ab-02-v2")
+        check(str(AB_HIGH_SCORE) in menu, f"the menu does not show the high score {AB_HIGH_SCORE} (OCR read: {menu.strip()[:300]!r})")
         shown = ab.version_on_screen("ab-02-v2-system-tab", v2, v1)
         report("update", True, f"{v1} on A -> Update from USB in the operator menu ({t_install:.0f} s) -> reboot -> {v2} on B, marked good; "
-               f"coins=1 kept; kiosk on screen ({st['colours']} colours), its System tab read '{shown}'; "
+               f"coins=1 and the high score {AB_HIGH_SCORE} kept (on the menu's tile too); its System tab read '{shown}'; "
                f"boots {boot1:.0f} s and {boot2:.0f} s from start/reboot to READY")
 
         if "rollback" in steps:
@@ -1027,6 +1039,7 @@ def ab_updates(binary, workdir, results, testdata, steps):
             check(f.get("slot") == "B" and f.get("version") == v2, f"after the failed trial: {f}, expected B with {v2}")
             check(f.get("A_OK") == "0", f"slot A is not marked bad: {f}")
             check(f.get("coins") == "1", f"the coins after the rollback: {f.get('coins')}, not 1")
+            check(f.get("zombies_best") == str(AB_HIGH_SCORE), f"the high score after the rollback: {f.get('zombies_best')}")
             rc, log = ab.sh("grep 'trial boot failed' /boot/efi/boardwalk/slot-check.log | tail -1")
             check(rc == 0 and "slot A" in log, f"the slot check's log does not show slot A's failed trial: {log}")
             img, st = ab.t.kiosk_on_screen("ab-03-rolled-back")

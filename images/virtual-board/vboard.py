@@ -22,6 +22,7 @@ import socket
 import struct
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -257,13 +258,17 @@ OVMF_CODE = "/usr/share/OVMF/OVMF_CODE_4M.fd"
 OVMF_VARS = "/usr/share/OVMF/OVMF_VARS_4M.fd"
 
 
-def make_state_disk(path, size_mb=16):
-    """A fresh, empty ext4 state partition image (the kiosk's unit gives its root to the
-    kiosk's user at start)."""
+def make_state_disk(path, size_mb=16, files=None):
+    """A fresh ext4 state partition image (the kiosk's unit gives its root to the kiosk's
+    user at start), empty or holding files ({name: text}: state a cabinet already had)."""
     if os.path.exists(path):
         os.unlink(path)
-    subprocess.run(["mkfs.ext4", "-q", "-F", "-L", "bw-state", path, f"{size_mb}M"], check=True,
-                   stdout=subprocess.DEVNULL)
+    with tempfile.TemporaryDirectory() as d:
+        for name, text in (files or {}).items():
+            with open(os.path.join(d, name), "w") as f:
+                f.write(text)
+        subprocess.run(["mkfs.ext4", "-q", "-F", "-L", "bw-state"] + (["-d", d] if files else []) + [path, f"{size_mb}M"],
+                       check=True, stdout=subprocess.DEVNULL)
 
 
 def binary_arch(path):
