@@ -73,13 +73,14 @@ public final class RaucUpdater: SystemUpdater, @unchecked Sendable {
                     self?.set(.installing(bundle: bundle, version: version, percent: percent, step: step))
                 }
             }
+            // The state first, then the log line: who reads the journal finds the page there.
             if result.status == 0 {
-                Log.notice("update: \(bundle) installed (version \(version)); it starts at the next boot")
                 self?.set(.installed(bundle: bundle, version: version))
+                Log.notice("update: \(bundle) installed (version \(version)); it starts at the next boot")
             } else {
                 let reason = Self.failureReason(last, result)
-                Log.warning("update: installing \(bundle) failed: \(reason)")
                 self?.set(.failed(bundle: bundle, reason: reason))
+                Log.warning("update: installing \(bundle) failed: \(reason)")
             }
         }
     }
