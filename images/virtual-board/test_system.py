@@ -1159,7 +1159,7 @@ def main():
         host_binary = args.host_binary or os.path.join(vboard.REPO, ".build/release/boardwalk")
     testdata = vboard.find_testdata()
     # The operator PIN of this image: known to the test (it checks the journal never shows
-    # it), never typed. Not one a passer-by would try.
+    # it); typed only by the A/B board's operator steps, on the pad. Not one a passer-by would try.
     os.environ["BOARDWALK_VB_PIN"] = "".join(str(secrets.randbelow(10)) for _ in range(4)) + "80"
     only = set(args.only.split(",")) if args.only else None
     # The A/B disk board's checks (x86): the rollback starts from the updated board, so
