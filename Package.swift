@@ -70,7 +70,7 @@ let package = Package(
         .testTarget(name: "GraphicsTests", dependencies: ["Graphics", "Platform", "TestSupport", "CPixman"], exclude: ["References"]),
         .testTarget(name: "InputTests", dependencies: ["Input", "ScreenGeometry", "CEvdev", "Platform", "GameCore"], exclude: ["Fixtures"]),
         .testTarget(name: "AudioTests", dependencies: ["Audio", "Platform"]),
-        .testTarget(name: "DisplayTests", dependencies: ["Display", "ScreenGeometry", "Graphics", "Platform"]),
+        .testTarget(name: "DisplayTests", dependencies: ["Display", "CopyKernels", "ScreenGeometry", "Graphics", "Platform"]),
         .testTarget(name: "UITests", dependencies: ["UI", "Graphics", "Input", "Audio", "TestSupport"], exclude: ["References"]),
         .testTarget(name: "BeatZombiesTests", dependencies: gameTestDependencies("BeatZombies"), exclude: ["References"]),
         .testTarget(name: "GuessPictureTests", dependencies: gameTestDependencies("GuessPicture"), exclude: ["References"]),

@@ -1,12 +1,26 @@
 import XCTest
 @testable import Display
+import CopyKernels
 import Graphics
 import ScreenGeometry
 
 /// The C copy kernels against a plain per-pixel reference (turns written out by hand,
 /// truncating 565 conversion as pixman's SRC does) and against pixman's upright paths,
-/// byte for byte, at odd sizes and with damage at the edges.
+/// byte for byte, at odd sizes and with damage at the edges. Every check runs on each code
+/// path this CPU has (the portable one, and AVX2 where present).
 final class CopyKernelTests: XCTestCase {
+    /// Runs `body` once per kernel path this machine can run, then goes back to the best.
+    func onEveryPath(_ body: (String) throws -> Void) rethrows {
+        defer { _ = bw_copy_select(Int32(BW_COPY_BEST)) }
+        var ran = 0
+        for (path, name) in [(BW_COPY_PORTABLE, "portable"), (BW_COPY_AVX2, "AVX2")] {
+            guard bw_copy_select(Int32(path)) == 1 else { continue }
+            ran += 1
+            try body(name)
+        }
+        XCTAssertGreaterThan(ran, 0)
+    }
+
     static let sizes = [PixelSize(1, 1), PixelSize(7, 13), PixelSize(1366, 768), PixelSize(1280, 800),
                         PixelSize(1920, 1080)]
 
@@ -93,17 +107,19 @@ final class CopyKernelTests: XCTestCase {
     }
 
     func testKernelsMatchTheReferenceForEveryRotationFormatAndEdge() throws {
-        for size in Self.sizes {
-            let shadow = makeShadow(size)
-            for format in [PixelFormat.xrgb8888, .rgb565] {
-                for r in Rotation.allCases {
-                    let panel = r.swapped(size)
-                    for (n, region) in regions(size).enumerated() {
-                        let out = scanout(panel, format), expected = scanout(panel, format)
-                        try CopyOut(destination: out, rotation: r).copy(from: shadow, region: region)
-                        reference(shadow, region, r, into: expected)
-                        let diff = firstDifference(out, expected)
-                        XCTAssertNil(diff, "\(size) \(format) rotation \(r) region \(n) \(region.rects): first difference at panel \(String(describing: diff))")
+        try onEveryPath { path in
+            for size in Self.sizes {
+                let shadow = makeShadow(size)
+                for format in [PixelFormat.xrgb8888, .rgb565] {
+                    for r in Rotation.allCases {
+                        let panel = r.swapped(size)
+                        for (n, region) in regions(size).enumerated() {
+                            let out = scanout(panel, format), expected = scanout(panel, format)
+                            try CopyOut(destination: out, rotation: r).copy(from: shadow, region: region)
+                            reference(shadow, region, r, into: expected)
+                            let diff = firstDifference(out, expected)
+                            XCTAssertNil(diff, "\(path) \(size) \(format) rotation \(r) region \(n) \(region.rects): first difference at panel \(String(describing: diff))")
+                        }
                     }
                 }
             }
@@ -112,30 +128,33 @@ final class CopyKernelTests: XCTestCase {
 
     /// Scan-out buffers the kernels cannot store to aligned: pitches that are not a
     /// multiple of 16 bytes (rows differ in alignment: plain stores throughout) and buffers
-    /// that start 4 bytes off the grid (every row's first pixels peeled off).
+    /// that start 4 bytes off the grid (every row's first pixels peeled off), or 16 bytes
+    /// off: on AVX2's 32-byte grid only after a peeled head.
     func testKernelsMatchTheReferenceOnUnalignedScanoutBuffers() throws {
-        for size in [PixelSize(7, 13), PixelSize(1280, 800), PixelSize(1366, 768)] {
-            let shadow = makeShadow(size)
-            for format in [PixelFormat.xrgb8888, .rgb565] {
-                for r in Rotation.allCases {
-                    let panel = r.swapped(size)
-                    let bpp = format.bytesPerPixel
-                    // pixman wants whole 4-byte words per row.
-                    for (strideExtra, startOffset) in [(4, 0), (8, 4), (16, 4)] {
-                        let stride = (panel.width * bpp + 3) / 4 * 4 + strideExtra
-                        let bytes = stride * panel.height + startOffset
-                        let memory = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
-                        defer { memory.deallocate() }
-                        memset(memory, 0xA5, bytes)
-                        let out = Surface(wrapping: memory + startOffset, width: panel.width, height: panel.height,
-                                          stride: stride, format: format)
-                        let expected = scanout(panel, format)
-                        for region in regions(size) {
-                            try CopyOut(destination: out, rotation: r).copy(from: shadow, region: region)
-                            reference(shadow, region, r, into: expected)
+        try onEveryPath { path in
+            for size in [PixelSize(7, 13), PixelSize(1280, 800), PixelSize(1366, 768)] {
+                let shadow = makeShadow(size)
+                for format in [PixelFormat.xrgb8888, .rgb565] {
+                    for r in Rotation.allCases {
+                        let panel = r.swapped(size)
+                        let bpp = format.bytesPerPixel
+                        // pixman wants whole 4-byte words per row.
+                        for (strideExtra, startOffset) in [(4, 0), (8, 4), (16, 4), (32, 16)] {
+                            let stride = (panel.width * bpp + 3) / 4 * 4 + strideExtra
+                            let bytes = stride * panel.height + startOffset
+                            let memory = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
+                            defer { memory.deallocate() }
+                            memset(memory, 0xA5, bytes)
+                            let out = Surface(wrapping: memory + startOffset, width: panel.width, height: panel.height,
+                                              stride: stride, format: format)
+                            let expected = scanout(panel, format)
+                            for region in regions(size) {
+                                try CopyOut(destination: out, rotation: r).copy(from: shadow, region: region)
+                                reference(shadow, region, r, into: expected)
+                            }
+                            let diff = firstDifference(out, expected)
+                            XCTAssertNil(diff, "\(path) \(size) \(format) rotation \(r) stride +\(strideExtra) start +\(startOffset): first difference at panel \(String(describing: diff))")
                         }
-                        let diff = firstDifference(out, expected)
-                        XCTAssertNil(diff, "\(size) \(format) rotation \(r) stride +\(strideExtra) start +\(startOffset): first difference at panel \(String(describing: diff))")
                     }
                 }
             }
@@ -144,17 +163,19 @@ final class CopyKernelTests: XCTestCase {
 
     /// The upright rgb565 kernel against pixman's SRC conversion it replaced.
     func testUprightRGB565KernelMatchesPixman() throws {
-        for size in Self.sizes {
-            let shadow = makeShadow(size)
-            for region in regions(size) {
-                let byKernel = scanout(size, .rgb565), byPixman = scanout(size, .rgb565)
-                let kernel = CopyOut(destination: byKernel, rotation: .deg0)
-                kernel.uprightConversion = .kernel
-                try kernel.copy(from: shadow, region: region)
-                let pixman = CopyOut(destination: byPixman, rotation: .deg0)
-                pixman.uprightConversion = .pixman
-                try pixman.copy(from: shadow, region: region)
-                XCTAssertNil(firstDifference(byKernel, byPixman), "\(size) \(region.rects)")
+        try onEveryPath { path in
+            for size in Self.sizes {
+                let shadow = makeShadow(size)
+                for region in regions(size) {
+                    let byKernel = scanout(size, .rgb565), byPixman = scanout(size, .rgb565)
+                    let kernel = CopyOut(destination: byKernel, rotation: .deg0)
+                    kernel.uprightConversion = .kernel
+                    try kernel.copy(from: shadow, region: region)
+                    let pixman = CopyOut(destination: byPixman, rotation: .deg0)
+                    pixman.uprightConversion = .pixman
+                    try pixman.copy(from: shadow, region: region)
+                    XCTAssertNil(firstDifference(byKernel, byPixman), "\(path) \(size) \(region.rects)")
+                }
             }
         }
     }
