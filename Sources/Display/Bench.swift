@@ -70,7 +70,10 @@ public func measureCopyOut(iterations: Int = 30) -> [CopyOutMeasurement] {
     }
     return cases.map { c in
         let shadow = Surface(width: c.w, height: c.h, format: .xrgb8888)
+        // Every shadow pixel written, as a drawn frame has them: pages never written are
+        // all the kernel's one zero page, which reads from L1 and flatters both sides.
         shadow.clear(PixelRect(0, 0, c.w / 2, c.h), to: Color(hex: 0x3366CC))
+        shadow.clear(PixelRect(c.w / 2, 0, c.w - c.w / 2, c.h), to: Color(hex: 0xF0A030))
         let panel = c.rotation.swapped(PixelSize(c.w, c.h))
         let scanout = Surface(width: panel.width, height: panel.height, format: c.format)
         let copyOut = CopyOut(destination: scanout, rotation: c.rotation)
