@@ -78,6 +78,17 @@ public final class FontLibrary {
     }
     var wrapCache: [WrapKey: [String]] = [:]
     static let wrapCacheEntries = 512
+    /// Lines of outline glyphs drawn once into a mask (`lineMask`), by text, size and
+    /// weight; nil for a line that has to be drawn glyph by glyph. Emptied when the masks
+    /// reach `lineMaskByteLimit` (a 1280x800 scene's lines take ~0.1-0.3 MB).
+    struct LineKey: Hashable {
+        let text: String
+        let pixelSize: Int
+        let weight: FontWeight
+    }
+    var lineMasks: [LineKey: LineMask?] = [:]
+    var lineMaskBytes = 0
+    static let lineMaskByteLimit = 2 << 20
     private var emojiCacheBytes = 0
     private var emojiUses: UInt64 = 0
     /// Scaled emoji are big (a 160-pixel picture is 100 KB) and the picture packs hold

@@ -1,4 +1,5 @@
 /// Text drawing and measuring in logical points.
+import CPixman
 
 public enum TextAlignment: Sendable { case left, center, right }
 
@@ -106,19 +107,92 @@ extension FontLibrary {
     }
 }
 
+/// One line of text as a single a8 mask: each glyph's coverage composited (OVER) where
+/// `Canvas.drawText` would put it, relative to the pen's whole-pixel start and the baseline.
+final class LineMask {
+    let mask: Surface
+    /// The mask's top-left pixel, right of the pen and above the baseline.
+    let left: Int
+    let top: Int
+    /// The line's width in pixels (its glyphs' advances).
+    let advance: Double
+
+    init(mask: Surface, left: Int, top: Int, advance: Double) {
+        self.mask = mask
+        self.left = left
+        self.top = top
+        self.advance = advance
+    }
+}
+
+extension FontLibrary {
+    /// The line drawn into one mask, made at its first use and kept: drawn glyph by glyph,
+    /// a line cost a pixman composite per glyph, each paying the call's set-up (the graphics
+    /// bench's labels: ~90 composites a frame where four do). Nil when the line has a
+    /// colour glyph, a missing one or an advance of a fraction of a pixel: there the glyphs'
+    /// rounded positions would depend on where the line starts, so it is drawn glyph by glyph.
+    func lineMask(_ text: String, pixelSize px: Int, weight: FontWeight) -> LineMask? {
+        let key = LineKey(text: text, pixelSize: px, weight: weight)
+        if let cached = lineMasks[key] { return cached }
+        let made = makeLineMask(text, pixelSize: px, weight: weight)
+        let bytes = made.map { $0.mask.stride * $0.mask.height } ?? 0
+        if lineMaskBytes + bytes > FontLibrary.lineMaskByteLimit {
+            lineMasks.removeAll(keepingCapacity: true)
+            lineMaskBytes = 0
+        }
+        lineMasks[key] = made
+        lineMaskBytes += bytes
+        return made
+    }
+
+    private func makeLineMask(_ text: String, pixelSize px: Int, weight: FontWeight) -> LineMask? {
+        var placed: [(mask: Surface, x: Int, y: Int)] = []
+        var pen = 0.0
+        for scalar in text.unicodeScalars where !FontLibrary.isInvisible(scalar) {
+            guard let glyph = glyph(scalar, pixelSize: px, weight: weight), glyph.color == nil,
+                  glyph.advance == glyph.advance.rounded(.down) else { return nil }
+            if let mask = glyph.mask { placed.append((mask, Int(pen) + glyph.left, -glyph.top)) }
+            pen += glyph.advance
+        }
+        guard let first = placed.first else { return nil }
+        var box = PixelRect(first.x, first.y, first.mask.width, first.mask.height)
+        for p in placed.dropFirst() { box = box.union(PixelRect(p.x, p.y, p.mask.width, p.mask.height)) }
+        let line = Surface(width: box.width, height: box.height, format: .a8)
+        for p in placed {
+            pixman_image_composite32(PIXMAN_OP_OVER, p.mask.image, nil, line.image, 0, 0, 0, 0,
+                                     Int32(p.x - box.x), Int32(p.y - box.y), Int32(p.mask.width), Int32(p.mask.height))
+        }
+        return LineMask(mask: line, left: box.x, top: -box.y, advance: pen)
+    }
+}
+
 extension Canvas {
     /// Draws one line with its baseline at `baseline` (points), aligned about `x`.
     public func drawText(_ text: String, x: Double, baseline: Double, style: TextStyle, fonts: FontLibrary) {
         let px = fonts.pixelSize(style, scale)
+        let color = style.color
+        let fill = SolidFill(color.fading(opacity))  // one source for the whole line
+        let line = fill == nil ? nil : fonts.lineMask(text, pixelSize: px, weight: style.weight)
         var pen = origin.x + x * scale
         switch style.alignment {
         case .left: break
-        case .center: pen -= fonts.width(of: text, pixelSize: px, weight: style.weight) / 2
-        case .right: pen -= fonts.width(of: text, pixelSize: px, weight: style.weight)
+        case .center: pen -= (line?.advance ?? fonts.width(of: text, pixelSize: px, weight: style.weight)) / 2
+        case .right: pen -= line?.advance ?? fonts.width(of: text, pixelSize: px, weight: style.weight)
         }
         let base = Int((origin.y + baseline * scale).rounded())
-        let color = style.color
-        let fill = SolidFill(color.fading(opacity))  // one source for the whole line
+        // From a start left of the screen's edge, rounding goes the other way (-0.5 -> -1).
+        if let line, let fill, pen >= 0 {
+            drawMask(line.mask, atPixel: Int(pen.rounded()) + line.left, base - line.top, fill)
+            return
+        }
+        drawGlyphs(text, pen: pen, baseline: base, pixelSize: px, style: style, fill: fill, fonts: fonts)
+    }
+
+    /// The line glyph by glyph from pen position `pen` (pixels) on baseline row `base`:
+    /// what a line mask holds, and the way for lines one cannot hold.
+    func drawGlyphs(_ text: String, pen start: Double, baseline base: Int, pixelSize px: Int, style: TextStyle,
+                    fill: SolidFill?, fonts: FontLibrary) {
+        var pen = start
         for scalar in text.unicodeScalars where !FontLibrary.isInvisible(scalar) {
             guard let glyph = fonts.glyph(scalar, pixelSize: px, weight: style.weight) else {
                 pen += Double(px) / 2
@@ -133,7 +207,7 @@ extension Canvas {
                 c.origin = .zero
                 c.scale = 1
                 c.drawImage(image, in: Rect(Double(gx), Double(gy), Double(image.width), Double(image.height)),
-                            alpha: Double(color.a) / 255)
+                            alpha: Double(style.color.a) / 255)
             }
             pen += glyph.advance
         }
