@@ -179,8 +179,11 @@ INLINE void turned_rgb565(uint16_t *dst, ptrdiff_t dst_stride, const uint32_t *s
 // shift and merge the three channels in one step each (pmaddubsw: B + 64 G per 16-bit
 // lane, R alone; pmaddwd: that + 2048 R), where the portable code needs three shifts,
 // three masks and two ors. Chosen at run time (`bw_copy_select`), so one binary serves
-// machines with and without AVX2; the AVX-512 clone it replaces was no faster (the CI and
-// development machines differ: some have AVX-512, some do not).
+// machines with and without AVX2. It replaces target clones (AVX-512, AVX2) of the
+// portable code, tuned on an AVX-512 machine; on an AVX2-only one (Zen 2 class, the
+// machine of 2026-12-02) this path took turned rgb565 from 1.6-2.4x to 1.0-1.6x memcpy
+// and damaged turned frames from 2.0-3.5x to 1.3-2.3x (C harness, docs/PERFORMANCE.md).
+// Unmeasured against the AVX-512 clone on an AVX-512 CPU.
 #if defined(__x86_64__) && defined(__clang__)
 #define HAVE_AVX2_PATH 1
 #define AVX2 static inline __attribute__((target("avx2"), always_inline))
@@ -412,7 +415,7 @@ void bw_copy_xrgb8888(uint32_t *dst, ptrdiff_t dst_stride, const uint32_t *src,
         // AVX2 stores 32 bytes a time: non-temporal ones need 32-byte aligned rows.
         int head = aligned_head(dst, dst_stride, 4, avx2 ? 32 : 16, width, height);
         int nt = head >= 0;
-        if (head < 0) head = width;  // everything through plain stores
+        if (head < 0) head = 0;  // plain stores throughout
         turned_xrgb8888(dst, dst_stride, src, along, across, head, height, 0);
         if (head < width) {
             uint32_t *d = dst + head;
@@ -436,6 +439,7 @@ void bw_copy_rgb565(uint16_t *dst, ptrdiff_t dst_stride, const uint32_t *src,
                     ptrdiff_t along, ptrdiff_t across, int width, int height) {
     if (width <= 0 || height <= 0) return;
     int avx2 = avx2_selected();
+    (void)avx2;  // no other path to choose on aarch64
     if (along == 1 || along == -1) {
         // Upright (or upside down): plain stores (non-temporal ones measured slower: the
         // read side is twice the written bytes, and the writes stay cached).
@@ -456,7 +460,7 @@ void bw_copy_rgb565(uint16_t *dst, ptrdiff_t dst_stride, const uint32_t *src,
     if (across == 1 || across == -1) {
         int head = aligned_head(dst, dst_stride, 2, 16, width, height);
         int nt = head >= 0;
-        if (head < 0) head = width;
+        if (head < 0) head = 0;  // plain stores throughout
         turned_rgb565(dst, dst_stride, src, along, across, head, height, 0);
         if (head < width) {
             uint16_t *d = dst + head;

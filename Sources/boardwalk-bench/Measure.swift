@@ -19,6 +19,22 @@ struct Timing {
         return Timing(samples: samples)
     }
 
+    /// The bodies take turns, each timed once per turn, `count` turns after `warmup`: the
+    /// two sides of a ratio see the same moments of a shared machine's load (timed one
+    /// after the other, a phase that met a busy second moved the ratio by 30% and more).
+    static func interleaved(count: Int, warmup: Int = 5, _ bodies: [(Int) -> Void]) -> [Timing] {
+        for i in 0..<warmup { for body in bodies { body(i) } }
+        var samples = [[Double]](repeating: [], count: bodies.count)
+        for i in 0..<count {
+            for (n, body) in bodies.enumerated() {
+                let start = monotonicSeconds()
+                body(warmup + i)
+                samples[n].append(monotonicSeconds() - start)
+            }
+        }
+        return samples.map { Timing(samples: $0) }
+    }
+
     var median: Double { samples.isEmpty ? 0 : samples[samples.count / 2] }
     var p99: Double { samples.isEmpty ? 0 : samples[min(samples.count - 1, Int(Double(samples.count) * 0.99))] }
 }
