@@ -29,6 +29,7 @@ run: build
 unit-test: test-deps
 	python3 scripts/check-imports.py
 	python3 images/rpi/test_tryboot_backend.py
+	python3 images/test_slot_check.py
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 

@@ -763,10 +763,26 @@ class ABBoard:
         it (the slot check's); returns the trial's slot. The next boot is wait_boot's."""
         self.boots += 1
         slot = self.wait_grub(self.boots, READY_TIMEOUT)
-        self.wait_grub(self.boots + 1, timeout)
+        try:
+            self.wait_grub(self.boots + 1, timeout)
+        except Failed as e:
+            raise Failed(f"{e}; {self.trial_state()}")
         log = self.boot_logs()[self.boots - 1][1]
         check("ActiveState=active" not in log, f"the trial boot's kiosk reported READY: {log[-400:]}")
         return slot
+
+    def trial_state(self):
+        """What the slot check and the kiosk's unit say in a trial boot that did not end (for
+        the failure's message: CI shows only the test's output)."""
+        try:
+            if not self.vb.wait_shell(60):
+                return "the guest's command channel did not answer"
+            rc, out = self.sh("systemctl show boardwalk.service boardwalk-slot-check.service -p Id -p ActiveState "
+                              "-p NRestarts | paste -sd' '; journalctl -b -u boardwalk-slot-check -u rauc "
+                              "--no-pager -o short-monotonic | tail -n 12", timeout=120)
+            return f"in the guest: {out[-1500:]}"
+        except Exception as e:  # the diagnosis must not hide the failure
+            return f"no state from the guest ({type(e).__name__}: {e})"
 
     def reboot(self):
         self.sh("systemctl --no-block reboot")
