@@ -35,13 +35,14 @@ TRIAL_WAIT = float(os.environ.get("BOARDWALK_VB_TRIAL_WAIT", "1200"))
 # The Beat Zombies best the A/B board's state starts with (kept across update and rollback).
 AB_HIGH_SCORE = 4321
 # The issue's limit for a crashed kiosk to be back on screen. Emulation is many times
-# slower than a board; the figure is printed either way.
+# slower than a board, and by how much depends on the host (CI's machine took 2.99 s from
+# the kiosk's exec to READY at boot where this one takes 1.8 s, and 5.3 s for a restart
+# that takes 2.1 s here): the limit is the larger of this and RESTART_STARTS of the board's
+# own start at boot (exec to READY, measured in the same run). A restart is a stop, 200 ms
+# and a start; what the check is for (a restart that waits: the watchdog's 10 s, the
+# start back-off, a RestartSec in seconds) fails either way. The figure is printed.
 RESTART_LIMIT = float(os.environ.get("BOARDWALK_VB_RESTART_LIMIT", "5"))
-# A board of another CPU (arm64 on this x86 machine) is emulated instruction by instruction
-# through TCG's translation: its kiosk's own start (unit start to READY) took 2.5-3.0 s at
-# boot against 1.55 s on the x86 board, and a restart 2.2-4.8 s in runs of the same code.
-# Its restart limit is twice the board's, which still fails a restart that really waits.
-FOREIGN_RESTART_FACTOR = 2.0
+RESTART_STARTS = 2.5
 # The Wacom ISDv4 recording taps the centre of its panel; evemu-play replays it in real time.
 EVEMU_DEVICE = "Wacom_ISDv4_E6_Finger"
 EVEMU_EVENTS = "Wacom_ISDv4_E6_Finger.single-tap-center.events"
@@ -65,7 +66,8 @@ class SystemTest:
         self.sounds_dir = os.path.join(workdir, "sounds")
         self.results = []
         self.size = (1280, 800)
-        self.restart_limit = RESTART_LIMIT
+        # (QEMU start to READY, the kiosk's exec to READY) at boot, once measured.
+        self.first_frame = None
 
     def run(self, name, fn):
         t0 = time.monotonic()
@@ -522,8 +524,18 @@ class SystemTest:
         back = int(u["ActiveEnterTimestampMonotonic"]) / 1e6 - t_kill
         why = self.breakdown(t_kill, u)
         self.kiosk_on_screen("06-after-segv")
-        check(back <= self.restart_limit, f"back on screen {back:.1f} s after SIGSEGV (limit {self.restart_limit:g} s; {why})")
-        return f"back on screen {back:.2f} s after SIGSEGV ({why})"
+        limit, basis = self.restart_limit()
+        check(back <= limit, f"back on screen {back:.1f} s after SIGSEGV (limit {limit:.1f} s: {basis}; {why})")
+        return f"back on screen {back:.2f} s after SIGSEGV (limit {limit:.1f} s: {basis}; {why})"
+
+    def restart_limit(self):
+        """The SIGSEGV check's limit and what it rests on (RESTART_LIMIT's comment)."""
+        if not self.first_frame:
+            return RESTART_LIMIT, "the boot's start was not measured"
+        own = self.first_frame[1]
+        if RESTART_STARTS * own > RESTART_LIMIT:
+            return RESTART_STARTS * own, f"{RESTART_STARTS:g} x the kiosk's {own:.2f} s start at boot"
+        return RESTART_LIMIT, f"{RESTART_STARTS:g} x its {own:.2f} s start at boot is less"
 
     def watchdog_restarts(self):
         rc, out = self.sh("sed -n 's/^watchdog_restarts=//p' /var/lib/boardwalk/counters")
@@ -1105,8 +1117,6 @@ def classic_board(args, arch, testdata, host_binary, results):
     vb.start()
     t = SystemTest(vb, os.path.abspath(args.binary), args.workdir, os.path.abspath(host_binary))
     t.results = results
-    if arch != vboard.binary_arch(sys.executable):
-        t.restart_limit = RESTART_LIMIT * FOREIGN_RESTART_FACTOR
     try:
         steps = [
             ("screen: the kiosk, not a console", t.screen),
@@ -1124,7 +1134,7 @@ def classic_board(args, arch, testdata, host_binary, results):
             ("tap through the virtio tablet; sound in the wav", t.tap_and_sound),
             ("replayed touchscreen recording (evemu)", t.evemu),
             ("Beat Zombies: a tap on a zombie raises the score; the hit sound in the wav", t.beat_a_zombie),
-            (f"kill -SEGV: back within {t.restart_limit:g} s", t.segv),
+            (f"kill -SEGV: back within {RESTART_LIMIT:g} s (or {RESTART_STARTS:g} of the board's own starts)", t.segv),
             ("SIGSTOP: the watchdog restarts it", t.watchdog),
             ("systemctl stop: the text console comes back", t.stop),
             ("exit to console (status 79): stays stopped, a login prompt, and back on start", t.exit_to_console),
