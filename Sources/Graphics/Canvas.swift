@@ -235,7 +235,7 @@ extension Canvas {
 
     // MARK: - Geometry helpers (pixels)
 
-    private func toPixelsRect(_ r: Rect) -> Rect {
+    func toPixelsRect(_ r: Rect) -> Rect {
         Rect(origin.x + r.x * scale, origin.y + r.y * scale, r.width * scale, r.height * scale)
     }
 
@@ -492,8 +492,7 @@ extension Canvas {
 import Glibc
 #endif
 
-/// The shadows' masks, least recently used out past a byte bound (main thread only, like
-/// all drawing).
+/// The shadows' masks, least recently used out past a byte bound (`RecentSurfaces`).
 final class ShadowMasks {
     static let steps = 5
     nonisolated(unsafe) static let shared = ShadowMasks()
@@ -513,35 +512,23 @@ final class ShadowMasks {
         func value(_ v: Int) -> Double { Double(v) / 4 }
     }
 
-    private var masks: [Key: (mask: Surface, lastUse: Int)] = [:]
-    private var bytes = 0
-    private var uses = 0
+    private var masks = RecentSurfaces<Key>(byteLimit: ShadowMasks.byteLimit)
 
     func mask(_ key: Key) -> Surface? {
-        uses &+= 1
-        if let hit = masks[key] {
-            masks[key]!.lastUse = uses
-            return hit.mask
+        masks.surface(key) {
+            let blur = key.value(key.blur)
+            let panel = Rect(key.value(key.x), key.value(key.y), key.value(key.width), key.value(key.height))
+            let width = Int((panel.maxX + blur).rounded(.up)), height = Int((panel.maxY + blur).rounded(.up))
+            guard width > 0, height > 0, width <= 8192, height <= 8192 else { return nil }
+            // Mapped: masks come and go with the sizes on screen; in the heap they left holes.
+            let mask = Surface(width: width, height: height, format: .a8, mapped: true)
+            let canvas = Canvas(surface: mask)
+            for i in 0..<ShadowMasks.steps {
+                let grow = blur * Double(ShadowMasks.steps - i) / Double(ShadowMasks.steps)
+                canvas.fillRoundedRect(panel.insetBy(-grow, -grow), radius: key.value(key.radius) + grow,
+                                       Color(r: 0, g: 0, b: 0, a: key.alpha))
+            }
+            return mask
         }
-        let blur = key.value(key.blur)
-        let panel = Rect(key.value(key.x), key.value(key.y), key.value(key.width), key.value(key.height))
-        let width = Int((panel.maxX + blur).rounded(.up)), height = Int((panel.maxY + blur).rounded(.up))
-        guard width > 0, height > 0, width <= 8192, height <= 8192 else { return nil }
-        // Mapped: masks come and go with the sizes on screen; in the heap they left holes.
-        let mask = Surface(width: width, height: height, format: .a8, mapped: true)
-        let canvas = Canvas(surface: mask)
-        for i in 0..<ShadowMasks.steps {
-            let grow = blur * Double(ShadowMasks.steps - i) / Double(ShadowMasks.steps)
-            canvas.fillRoundedRect(panel.insetBy(-grow, -grow), radius: key.value(key.radius) + grow,
-                                   Color(r: 0, g: 0, b: 0, a: key.alpha))
-        }
-        while !masks.isEmpty && bytes + mask.byteCount > ShadowMasks.byteLimit {
-            let oldest = masks.min { $0.value.lastUse < $1.value.lastUse }!
-            bytes -= oldest.value.mask.byteCount
-            masks.removeValue(forKey: oldest.key)
-        }
-        masks[key] = (mask, uses)
-        bytes += mask.byteCount
-        return mask
     }
 }

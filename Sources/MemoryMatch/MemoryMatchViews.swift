@@ -53,12 +53,28 @@ final class CardView: View {
     override func activate() { onTap?(index) }
 
     override func draw(_ canvas: Canvas) {
+        // On whole pixels: every card back in the grid is then the same picture.
+        let canvas = canvas.snappedToPixels()
         let width = bounds.width * abs(cos(Double.pi * turn))
         let radius = min(Theme.radius, bounds.width * 0.12)
         if isFocused {
             canvas.strokeRoundedRect(bounds.insetBy(-5, -5), radius: radius + 5, width: 3, Theme.text)
         }
         guard width > 1 else { return }
+        if turn == 0 {
+            // A card at rest, back up (most of a grid, most of the time): one picture, its
+            // shadow with it, made once per size.
+            let margin = visualOutset
+            canvas.drawCached("memory.card-back", in: bounds.insetBy(-margin, -margin)) { c in
+                self.drawCard(c.translated(by: Point(margin, margin)), width: width, radius: radius)
+            }
+        } else {
+            drawCard(canvas, width: width, radius: radius)
+        }
+    }
+
+    /// The card, `width` wide (narrowed as it turns), with its shadow.
+    private func drawCard(_ canvas: Canvas, width: Double, radius: Double) {
         let card = Rect(bounds.midX - width / 2, 0, width, bounds.height)
         let r = min(radius, width / 2)
         canvas.shadow(card, radius: r, blur: 4, offsetY: 2, color: Color(r: 0, g: 0, b: 0, a: 80))
