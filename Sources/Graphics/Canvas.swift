@@ -496,7 +496,9 @@ import Glibc
 final class ShadowMasks {
     static let steps = 5
     nonisolated(unsafe) static let shared = ShadowMasks()
-    static let byteLimit = 2 << 20  // like the emoji pictures: a 1080p menu holds 4 tile shadows of ~0.25 MB
+    // A 1080p 2048 board's shadow is ~1 MB and the attract banner's ~0.5 MB: at 2 MB they
+    // pushed each other out every frame (a tenth of the 2048 scene's time remade masks).
+    static let byteLimit = 8 << 20
 
     /// A shadow in pixels relative to its mask's top-left pixel, in quarter pixels: a
     /// soft shadow moved by an eighth of a pixel looks the same, and a grid of cards at
