@@ -170,6 +170,7 @@ bw_kernel() {
 bw_install_system() {
     local root=$1
     install -D -m 0644 "$BW_REPO/systemd/boardwalk.service" "$root/usr/lib/systemd/system/boardwalk.service"
+    install -D -m 0644 "$BW_REPO/systemd/boardwalk-prepare.service" "$root/usr/lib/systemd/system/boardwalk-prepare.service"
     install -D -m 0644 "$BW_REPO/systemd/boardwalk-console.service" "$root/usr/lib/systemd/system/boardwalk-console.service"
     install -D -m 0644 "$BW_REPO/systemd/boardwalk.sysusers" "$root/usr/lib/sysusers.d/boardwalk.conf"
     install -D -m 0644 "$BW_REPO/systemd/boardwalk.tmpfiles" "$root/usr/lib/tmpfiles.d/boardwalk.conf"

@@ -32,6 +32,7 @@ fi
 
 bw_install_kiosk / "$bin" "$profile"
 install -D -m 0644 "$BW_REPO/systemd/boardwalk.service" /usr/lib/systemd/system/boardwalk.service
+install -D -m 0644 "$BW_REPO/systemd/boardwalk-prepare.service" /usr/lib/systemd/system/boardwalk-prepare.service
 install -D -m 0644 "$BW_REPO/systemd/boardwalk-console.service" /usr/lib/systemd/system/boardwalk-console.service
 install -D -m 0644 "$BW_REPO/systemd/boardwalk.sysusers" /usr/lib/sysusers.d/boardwalk.conf
 install -D -m 0644 "$BW_REPO/systemd/boardwalk.tmpfiles" /usr/lib/tmpfiles.d/boardwalk.conf

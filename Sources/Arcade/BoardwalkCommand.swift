@@ -21,7 +21,6 @@ public enum Boardwalk {
            boardwalk display-test [options]
            boardwalk sound-export DIR [NAME...]   (the built-in sounds as wav files)
            boardwalk bookkeeping [--csv] [--state-dir DIR]   (plays, play time, coins, credits, uptime...)
-           boardwalk note-exit [--state-dir DIR]   (systemd's ExecStopPost: how the last run ended)
     """
 
     /// The exit status of "Exit to console": the unit does not restart the kiosk on it
@@ -36,7 +35,6 @@ public enum Boardwalk {
             case "display-test": return displayTestMain(Array(arguments.dropFirst()))
             case "sound-export": return soundExportMain(Array(arguments.dropFirst()))
             case "bookkeeping": return Bookkeeping.commandMain(Array(arguments.dropFirst()), games: GameCatalog.standard.ids)
-            case "note-exit": return Bookkeeping.noteExitMain(Array(arguments.dropFirst()))
             case "-h", "--help":
                 print(usage)
                 return 0

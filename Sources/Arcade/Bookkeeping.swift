@@ -102,8 +102,9 @@ extension StateStore {
         flush(now: now)
     }
 
-    /// systemd's ExecStopPost (`boardwalk note-exit`) leaves `last-exit` naming why the last
-    /// run ended; a watchdog kill is counted (it is a crash as well: it left the marker).
+    /// The unit's ExecStopPost leaves `last-exit` naming why the last run ended
+    /// (`result=$SERVICE_RESULT`); a watchdog kill is counted (it is a crash as well: it left
+    /// the marker).
     func countLastExit(now: Double) {
         let path = self.path(Bookkeeping.lastExitName)
         guard let text = try? Files.readText(path) else { return }
@@ -117,27 +118,6 @@ extension StateStore {
 
 extension Bookkeeping {
     static let lastExitName = "last-exit"
-
-    /// `boardwalk note-exit --state-dir DIR`, systemd's ExecStopPost: writes how the run
-    /// ended ($SERVICE_RESULT: success, watchdog, signal, exit-code...) for the next start.
-    static func noteExitMain(_ arguments: [String]) -> Int32 {
-        var directory = StateStore.defaultDirectory
-        var rest = arguments[...]
-        while let a = rest.popFirst() {
-            if a == "--state-dir", let d = rest.popFirst() { directory = d } else {
-                Log.error("note-exit: unknown argument \(a)")
-                return 2
-            }
-        }
-        let result = getenv("SERVICE_RESULT").map { String(cString: $0) } ?? "unknown"
-        do {
-            try Files.writeAtomically(directory + "/" + lastExitName, text: "result=\(result)\n")
-        } catch {
-            Log.error("note-exit: \(error)")
-            return 1
-        }
-        return 0
-    }
 
     /// `boardwalk bookkeeping [--csv] [--state-dir DIR]`.
     static func commandMain(_ arguments: [String], games: [String]) -> Int32 {

@@ -17,9 +17,9 @@ public struct SystemVersion: Equatable, Sendable {
         self.slot = slot
     }
 
-    /// Where the kernel command line is: /proc/cmdline, and the copy the unit leaves in
-    /// the runtime directory (its sandbox, `ProcSubset=pid`, hides /proc/cmdline).
-    public static let cmdlinePaths = ["/proc/cmdline", "/run/boardwalk/kernel-cmdline"]
+    /// Where the kernel command line is: /proc/cmdline, and the copy boardwalk-prepare.service
+    /// leaves for the boot (the kiosk's sandbox, `ProcSubset=pid`, hides /proc/cmdline).
+    public static let cmdlinePaths = ["/proc/cmdline", "/run/boardwalk-boot/kernel-cmdline"]
     public static let osReleasePaths = ["/etc/os-release", "/usr/lib/os-release"]
 
     /// Reads the files (the first that can be read of each list).

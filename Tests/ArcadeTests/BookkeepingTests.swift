@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -117,18 +118,40 @@ final class BookkeepingTests: XCTestCase {
         XCTAssertEqual(books.counters[Bookkeeping.resetAt], 1_796_000_000, "written at once")
     }
 
+    /// The unit's own ExecStopPost line (systemd's `$$` unescaped, the state directory
+    /// moved to a temporary one), as systemd runs it after a run ends.
+    func runUnitsExitNote(result: String, stateDirectory dir: String) throws {
+        let unit = try String(contentsOfFile: sourceRoot + "/systemd/boardwalk.service", encoding: .utf8)
+        let line = try XCTUnwrap(unit.split(separator: "\n").first { $0.hasPrefix("ExecStopPost=") && $0.contains("last-exit") })
+        let shell = try XCTUnwrap(line.range(of: "/bin/sh -c '"), "a shell line: \(line)")
+        XCTAssertTrue(line.hasSuffix("'"), "a shell line: \(line)")
+        XCTAssertFalse(line.hasPrefix("ExecStopPost=-+") && !line.contains("--reuid=boardwalk"),
+                       "outside the sandbox, root must not write into the kiosk's own directory")
+        let script = String(line[shell.upperBound...].dropLast())
+            .replacingOccurrences(of: "$$", with: "$")
+            .replacingOccurrences(of: StateStore.defaultDirectory, with: dir)
+        let sh = Process()
+        sh.executableURL = URL(fileURLWithPath: "/bin/sh")
+        sh.arguments = ["-c", script]
+        sh.environment = ["SERVICE_RESULT": result, "PATH": "/usr/bin:/bin"]
+        try sh.run()
+        sh.waitUntilExit()
+        XCTAssertEqual(sh.terminationStatus, 0)
+    }
+
     func testWatchdogRestartsAreCounted() throws {
         let dir = try makeTemporaryDirectory(self)
-        setenv("SERVICE_RESULT", "watchdog", 1)
-        XCTAssertEqual(Bookkeeping.noteExitMain(["--state-dir", dir]), 0)
-        unsetenv("SERVICE_RESULT")
+        try runUnitsExitNote(result: "watchdog", stateDirectory: dir)
         let store = StateStore(directory: dir, now: 1)
         store.countLastExit(now: 1)
         XCTAssertEqual(store.counter(Bookkeeping.watchdogRestarts), 1)
         XCTAssertFalse(Files.exists(dir + "/last-exit"), "read once")
-        // A clean stop is no watchdog restart.
-        XCTAssertEqual(Bookkeeping.noteExitMain(["--state-dir", dir]), 0)
-        store.countLastExit(now: 2)
+        // A crash or a clean stop is no watchdog restart.
+        for result in ["signal", "success"] {
+            try runUnitsExitNote(result: result, stateDirectory: dir)
+            store.countLastExit(now: 2)
+            XCTAssertFalse(Files.exists(dir + "/last-exit"))
+        }
         XCTAssertEqual(store.counter(Bookkeeping.watchdogRestarts), 1)
     }
 

@@ -256,6 +256,7 @@ class CardTest:
         link = self.root_stat("/etc/systemd/system/multi-user.target.wants/boardwalk.service")
         assert "Type: symlink" in link, "boardwalk.service is not enabled"
         self.root_file("/usr/lib/systemd/system/boardwalk.service")
+        self.root_file("/usr/lib/systemd/system/boardwalk-prepare.service")
         passwd = self.root_file("/etc/passwd").decode()
         m = re.search(r"^boardwalk:[^:]*:(\d+):(\d+):", passwd, re.M)
         assert m, "no user boardwalk"

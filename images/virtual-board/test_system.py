@@ -553,7 +553,7 @@ class SystemTest:
         back = int(u["ActiveEnterTimestampMonotonic"]) / 1e6 - t_stop
         rc, log = self.sh("journalctl -b -u boardwalk.service --no-pager | grep -i watchdog | tail -3")
         check("atchdog" in log, f"restarted, but not by the watchdog: {log.strip()}")
-        # The books: ExecStopPost's note-exit, read when the new run begins.
+        # The books: ExecStopPost's last-exit, read when the new run begins.
         deadline = time.monotonic() + 30
         while self.watchdog_restarts() <= counted and time.monotonic() < deadline:
             time.sleep(2.0)
