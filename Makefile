@@ -49,9 +49,11 @@ arm64:
 	scripts/install-deps.sh arm64
 	$(SUDO) images/arm64/build.sh $(ARM64_MODE) $(ARM64_BIN)
 
-# arm64 checked from this x86 machine: the same screenshots as the x86 build (under
-# qemu-user), the arm64 virtual board, and a Pi card opened without loop devices.
+# arm64 checked from this x86 machine: the copy kernels' NEON path pixel for pixel and the
+# same screenshots as the x86 build (both under qemu-user), the arm64 virtual board, and a
+# Pi card opened without loop devices.
 arm64-test: arm64 build
+	scripts/arm64-kernels-check.sh
 	python3 scripts/arm64-shots-check.py --x86 $(BIN) --arm64 $(ARM64_BIN)
 	python3 images/virtual-board/test_system.py --binary $(ARM64_BIN) --host-binary $(BIN) --workdir out/system-test-arm64
 

@@ -1,5 +1,6 @@
 #include "CopyKernels.h"
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 // Why this shape: a turned copy reads the shadow down its columns. Done pixel by pixel
@@ -14,19 +15,6 @@
 // 1.34-1.47x memcpy, rgb565 2.6x -> 1.9-2.0x; 1920x1080 within noise).
 enum { TILE_W = 32, TILE_H = 64 };
 
-// Panel stores are non-temporal where the target allows it (clang's builtin: MOVNTDQ on
-// x86_64, STNP on aarch64): the scan-out buffer is read by the display, never by us, so
-// the stores neither fetch the destination's lines first nor push the shadow out of the
-// cache. On a write-combined dumb buffer that is how stores behave anyway; on ordinary
-// memory (the bench, a cached virtio-gpu buffer) it saves a read of every destination
-// line. They need 16-byte aligned addresses: each call peels the columns before the first
-// aligned one (and falls back to plain stores if the stride is not a multiple of 16).
-#if defined(__has_builtin)
-#if __has_builtin(__builtin_nontemporal_store)
-#define HAVE_NT 1
-#endif
-#endif
-
 typedef uint32_t u32x4 __attribute__((vector_size(16)));
 typedef uint32_t u32x8 __attribute__((vector_size(32)));
 typedef uint16_t u16x4 __attribute__((vector_size(8)));
@@ -34,40 +22,15 @@ typedef uint16_t u16x8 __attribute__((vector_size(16)));
 
 static inline u32x4 load4(const uint32_t *p) { u32x4 v; memcpy(&v, p, 16); return v; }
 
-// 16 bytes to `p`; non-temporal only when `nt` (the caller checked the alignment).
-static inline void put16(void *p, u32x4 v, int nt) {
-#ifdef HAVE_NT
-    if (nt) { __builtin_nontemporal_store(v, (u32x4 *)p); return; }
-#endif
-    memcpy(p, &v, 16);
-}
-static inline void put16_565(void *p, u16x8 v, int nt) {
-#ifdef HAVE_NT
-    if (nt) { __builtin_nontemporal_store(v, (u16x8 *)p); return; }
-#endif
-    memcpy(p, &v, 16);
-}
-
-// Makes the non-temporal stores visible before the caller hands the buffer to the display.
-static inline void nt_fence(int nt) {
-    if (!nt) return;
-#if defined(__x86_64__) && defined(HAVE_NT)
-    __builtin_ia32_sfence();
-#else
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-#endif
-}
-
 static inline u16x8 pack565(u32x4 a, u32x4 b) {
     u32x8 v = __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7);
     u32x8 c = ((v >> 8) & 0xF800) | ((v >> 5) & 0x07E0) | ((v >> 3) & 0x001F);
     return __builtin_convertvector(c, u16x8);
 }
-static inline void store8(uint32_t *p, u32x4 a, u32x4 b, int nt) { put16(p, a, nt); put16(p + 4, b, nt); }
-static inline void store4(uint32_t *p, u32x4 a, int nt) { put16(p, a, nt); }
-static inline void store8_565(uint16_t *p, u32x4 a, u32x4 b, int nt) { put16_565(p, pack565(a, b), nt); }
-static inline void store4_565(uint16_t *p, u32x4 v, int nt) {
-    (void)nt;  // 8 bytes: a plain store (there is no 8-byte vector non-temporal store on NEON)
+static inline void store8(uint32_t *p, u32x4 a, u32x4 b) { memcpy(p, &a, 16); memcpy(p + 4, &b, 16); }
+static inline void store4(uint32_t *p, u32x4 a) { memcpy(p, &a, 16); }
+static inline void store8_565(uint16_t *p, u32x4 a, u32x4 b) { u16x8 v = pack565(a, b); memcpy(p, &v, 16); }
+static inline void store4_565(uint16_t *p, u32x4 v) {
     u32x4 c = ((v >> 8) & 0xF800) | ((v >> 5) & 0x07E0) | ((v >> 3) & 0x001F);
     u16x4 n = __builtin_convertvector(c, u16x4);
     memcpy(p, &n, 8);
@@ -117,8 +80,8 @@ static inline u32x4 load_across(const uint32_t *src, ptrdiff_t across) {
                     u32x4 o0, o1, o2, o3, p0, p1, p2, p3; \
                     TRANSPOSE(r0, r1, r2, r3, o0, o1, o2, o3); \
                     TRANSPOSE(r4, r5, r6, r7, p0, p1, p2, p3); \
-                    STORE8(d0 + i, o0, p0, nt); STORE8(d1 + i, o1, p1, nt); \
-                    STORE8(d2 + i, o2, p2, nt); STORE8(d3 + i, o3, p3, nt); \
+                    STORE8(d0 + i, o0, p0); STORE8(d1 + i, o1, p1); \
+                    STORE8(d2 + i, o2, p2); STORE8(d3 + i, o3, p3); \
                     s += 8 * along; \
                 } \
                 for (; i + 4 <= tw; i += 4) { \
@@ -126,7 +89,7 @@ static inline u32x4 load_across(const uint32_t *src, ptrdiff_t across) {
                     u32x4 r2 = load_across(s + 2 * along, across), r3 = load_across(s + 3 * along, across); \
                     u32x4 o0, o1, o2, o3; \
                     TRANSPOSE(r0, r1, r2, r3, o0, o1, o2, o3); \
-                    STORE4(d0 + i, o0, nt); STORE4(d1 + i, o1, nt); STORE4(d2 + i, o2, nt); STORE4(d3 + i, o3, nt); \
+                    STORE4(d0 + i, o0); STORE4(d1 + i, o1); STORE4(d2 + i, o2); STORE4(d3 + i, o3); \
                     s += 4 * along; \
                 } \
                 for (; i < tw; i++, s += along) { \
@@ -145,30 +108,29 @@ static inline u32x4 load_across(const uint32_t *src, ptrdiff_t across) {
 #define PUT32(p, v) (*(p) = (v))
 #define PUT565(p, v) (*(p) = to565(v))
 
-// The turned walk (across = +-1) over a panel rectangle; `nt` only when every vector
-// store lands 16-byte aligned (rows start aligned, stride a multiple of 16). Always
-// inlined, and called with `nt` a constant, so each use has it folded.
+// The turned walk (across = +-1) over a panel rectangle. Always inlined, and called with
+// `across` a constant.
 #define INLINE static inline __attribute__((always_inline))
 INLINE void turned_xrgb8888_walk(uint32_t *dst, ptrdiff_t dst_stride, const uint32_t *src,
-                                 ptrdiff_t along, ptrdiff_t across, int width, int height, int nt) {
+                                 ptrdiff_t along, ptrdiff_t across, int width, int height) {
     TURNED_BODY(uint32_t, store8, store4, PUT32)
 }
 INLINE void turned_rgb565_walk(uint16_t *dst, ptrdiff_t dst_stride, const uint32_t *src,
-                               ptrdiff_t along, ptrdiff_t across, int width, int height, int nt) {
+                               ptrdiff_t along, ptrdiff_t across, int width, int height) {
     TURNED_BODY(uint16_t, store8_565, store4_565, PUT565)
 }
 // `across` passed as a constant, so each walk is compiled once per direction: with it a
 // runtime value, load_across tested its sign at every load and the row pointers spilled
 // (measured: turned xrgb8888 1.95x -> 1.73x memcpy at 1280x800, damaged frames 2.14x -> 1.86x).
 INLINE void turned_xrgb8888(uint32_t *dst, ptrdiff_t dst_stride, const uint32_t *src,
-                            ptrdiff_t along, ptrdiff_t across, int width, int height, int nt) {
-    if (across > 0) turned_xrgb8888_walk(dst, dst_stride, src, along, 1, width, height, nt);
-    else turned_xrgb8888_walk(dst, dst_stride, src, along, -1, width, height, nt);
+                            ptrdiff_t along, ptrdiff_t across, int width, int height) {
+    if (across > 0) turned_xrgb8888_walk(dst, dst_stride, src, along, 1, width, height);
+    else turned_xrgb8888_walk(dst, dst_stride, src, along, -1, width, height);
 }
 INLINE void turned_rgb565(uint16_t *dst, ptrdiff_t dst_stride, const uint32_t *src,
-                          ptrdiff_t along, ptrdiff_t across, int width, int height, int nt) {
-    if (across > 0) turned_rgb565_walk(dst, dst_stride, src, along, 1, width, height, nt);
-    else turned_rgb565_walk(dst, dst_stride, src, along, -1, width, height, nt);
+                          ptrdiff_t along, ptrdiff_t across, int width, int height) {
+    if (across > 0) turned_rgb565_walk(dst, dst_stride, src, along, 1, width, height);
+    else turned_rgb565_walk(dst, dst_stride, src, along, -1, width, height);
 }
 
 
@@ -215,10 +177,6 @@ AVX2 u16x16 pack565x16(u32x8 a, u32x8 b) {
     return (u16x16)q;
 }
 
-AVX2 void put32(void *p, u32x8 v, int nt) {
-    if (nt) { __builtin_nontemporal_store(v, (u32x8 *)p); return; }
-    memcpy(p, &v, 32);
-}
 
 // Eight shadow runs r[m] (lane e = pixel e along `across`) -> eight panel runs o[e] (lane m).
 #define TRANSPOSE8(r, o) do { \
@@ -270,7 +228,7 @@ AVX2 void put32(void *p, u32x8 v, int nt) {
     }
 
 #define ROWS_XRGB(p, o) do { \
-    for (int e = 0; e < 8; e++) put32(ROW(p, dst_stride, e), o[across > 0 ? e : 7 - e], nt); \
+    for (int e = 0; e < 8; e++) memcpy(ROW(p, dst_stride, e), &o[across > 0 ? e : 7 - e], 32); \
 } while (0)
 #define ROWS_565(p, o) do { \
     for (int e = 0; e < 8; e += 2) { \
@@ -278,67 +236,41 @@ AVX2 void put32(void *p, u32x8 v, int nt) {
         u16x16 v = pack565x16(o[a], o[b]); \
         u16x8 lo = __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7); \
         u16x8 hi = __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15); \
-        put16_565(ROW(p, dst_stride, e), lo, nt); put16_565(ROW(p, dst_stride, e + 1), hi, nt); \
+        memcpy(ROW(p, dst_stride, e), &lo, 16); memcpy(ROW(p, dst_stride, e + 1), &hi, 16); \
     } \
 } while (0)
 
 AVX2 void turned8_xrgb8888_walk(uint32_t *dst, ptrdiff_t dst_stride, const uint32_t *src,
-                                ptrdiff_t along, ptrdiff_t across, int width, int height, int nt) {
+                                ptrdiff_t along, ptrdiff_t across, int width, int height) {
     TURNED8_BODY(uint32_t, ROWS_XRGB)
 }
 AVX2 void turned8_rgb565_walk(uint16_t *dst, ptrdiff_t dst_stride, const uint32_t *src,
-                              ptrdiff_t along, ptrdiff_t across, int width, int height, int nt) {
+                              ptrdiff_t along, ptrdiff_t across, int width, int height) {
     TURNED8_BODY(uint16_t, ROWS_565)
 }
 #endif
 
-// Non-temporal stores only pay for big copies (whole frames): a small damaged rectangle's
-// lines stay in the cache anyway, and its edges share lines with plain stores (the head
-// and tail columns), which bounces every such line out of the cache and back (measured:
-// a typical damaged rgb565 frame turned 90 went from 1.9x to 30-80x memcpy with them).
-enum { NT_MIN_BYTES = 256 * 1024 };
-
-// Pixels before the first 16-byte aligned one in every row, or -1 when the copy is small,
-// rows differ in alignment (a stride that is not a multiple of 16) or non-temporal stores
-// are missing: then every store is a plain one.
-static inline int aligned_head(const void *dst, ptrdiff_t dst_stride, int bytes_per_pixel, int align,
-                               int width, int height) {
-#ifdef HAVE_NT
-    uintptr_t a = (uintptr_t)dst;
-    if ((size_t)width * (size_t)height * (size_t)bytes_per_pixel < NT_MIN_BYTES) return -1;
-    if (dst_stride % align != 0 || a % (uintptr_t)bytes_per_pixel != 0) return -1;
-    int head = (int)(((align - a % align) % align) / (uintptr_t)bytes_per_pixel);
-    return head < width ? head : width;
-#else
-    (void)dst; (void)dst_stride; (void)bytes_per_pixel; (void)align; (void)width; (void)height;
-    return -1;
-#endif
-}
-
-
 #ifdef HAVE_AVX2_PATH
 // A turned rectangle: its largest part with sides a multiple of 8 in 8x8 blocks, the
-// strips right of it and below it by the portable walk. `across` and `nt` reach the
-// block walk as constants (one copy of it per direction and store kind).
+// strips right of it and below it by the portable walk. `across` reaches the block walk
+// as a constant (one copy of it per direction).
 #define TURNED_AVX2(WALK8, WALK, T) do { \
     int w8 = width & ~7, h8 = height & ~7; \
     if (w8 > 0 && h8 > 0) { \
-        if (across > 0) { if (nt) WALK8(dst, dst_stride, src, along, 1, w8, h8, 1); \
-                          else WALK8(dst, dst_stride, src, along, 1, w8, h8, 0); } \
-        else { if (nt) WALK8(dst, dst_stride, src, along, -1, w8, h8, 1); \
-               else WALK8(dst, dst_stride, src, along, -1, w8, h8, 0); } \
+        if (across > 0) WALK8(dst, dst_stride, src, along, 1, w8, h8); \
+        else WALK8(dst, dst_stride, src, along, -1, w8, h8); \
     } \
-    if (w8 < width) WALK(dst + w8, dst_stride, src + w8 * along, along, across, width - w8, height, 0); \
+    if (w8 < width) WALK(dst + w8, dst_stride, src + w8 * along, along, across, width - w8, height); \
     if (h8 < height && w8 > 0) \
-        WALK((T *)ROW(dst, dst_stride, h8), dst_stride, src + h8 * across, along, across, w8, height - h8, 0); \
+        WALK((T *)ROW(dst, dst_stride, h8), dst_stride, src + h8 * across, along, across, w8, height - h8); \
 } while (0)
 
 AVX2_FN void turned_xrgb8888_avx2(uint32_t *dst, ptrdiff_t dst_stride, const uint32_t *src,
-                                  ptrdiff_t along, ptrdiff_t across, int width, int height, int nt) {
+                                  ptrdiff_t along, ptrdiff_t across, int width, int height) {
     TURNED_AVX2(turned8_xrgb8888_walk, turned_xrgb8888, uint32_t);
 }
 AVX2_FN void turned_rgb565_avx2(uint16_t *dst, ptrdiff_t dst_stride, const uint32_t *src,
-                                ptrdiff_t along, ptrdiff_t across, int width, int height, int nt) {
+                                ptrdiff_t along, ptrdiff_t across, int width, int height) {
     TURNED_AVX2(turned8_rgb565_walk, turned_rgb565, uint16_t);
 }
 AVX2_FN void upright_rgb565_avx2(uint16_t *dst, ptrdiff_t dst_stride, const uint32_t *src,
@@ -363,6 +295,20 @@ AVX2_FN void upright_rgb565_avx2(uint16_t *dst, ptrdiff_t dst_stride, const uint
             for (; i < width; i++) d[i] = to565(s[-i]);
         }
     }
+}
+
+// stream_row (below) with 32-byte stores: half the store instructions.
+AVX2_FN void stream_row_avx2(char *dst, const char *src, size_t bytes) {
+    size_t i = (16 - (uintptr_t)dst % 16) % 16;
+    if (i > bytes) i = bytes;
+    memcpy(dst, src, i);
+    if (i + 16 <= bytes && (uintptr_t)(dst + i) % 32 != 0) {
+        __builtin_nontemporal_store(load4((const uint32_t *)(src + i)), (u32x4 *)(dst + i));
+        i += 16;
+    }
+    for (; i + 32 <= bytes; i += 32) __builtin_nontemporal_store(load8((const uint32_t *)(src + i)), (u32x8 *)(dst + i));
+    for (; i + 16 <= bytes; i += 16) __builtin_nontemporal_store(load4((const uint32_t *)(src + i)), (u32x4 *)(dst + i));
+    memcpy(dst + i, src + i, bytes - i);
 }
 #endif
 
@@ -398,6 +344,105 @@ int bw_copy_select(int path) {
     return 1;
 }
 
+// A format's turned walk with plain stores, on the selected path (below).
+typedef void (*turned_walk_fn)(void *dst, ptrdiff_t dst_stride, const uint32_t *src,
+                               ptrdiff_t along, ptrdiff_t across, int width, int height);
+
+// ---- whole turned frames: a staging strip, streamed out --------------------------------
+// The scan-out buffer is read by the display, never by us, so whole frames are written
+// with non-temporal stores (MOVNTDQ on x86_64, STNP on aarch64): they neither fetch each
+// destination line first nor push the shadow out of the cache, and a write-combined dumb
+// buffer takes every store that way anyway. Such stores pay only in long runs. The walk
+// writes 4 or 8 panel rows at once, a short piece of each; measured here (Zen 4 under
+// KVM), with its non-temporal stores straight into the panel:
+// - a 1920x1080 frame turned took 1.24 ms through a 4320-byte pitch (1080 * 4, what vc4
+//   gives a 1080-pixel-wide buffer: every other row starts mid-line, and its lines are
+//   finished a tile later) and 0.32 ms through 4352;
+// - in a quarter of the processes, for any pitch, 10x that (1280x800: 1.45 ms, not 0.15);
+// - staging each 32x64 tile and streaming its 64 row pieces: 0.5 ms at 1280x800.
+// So whole frames are turned BAND_ROWS panel rows at a time into a strip that stays in L2
+// (plain stores), and each strip row is then streamed out front to back: 0.46-0.75 ms at
+// 1080p and 0.21-0.27 ms at 1280x800 for any pitch, never slower in 40 processes. Only the
+// direct walk's good case was faster (0.15 ms at 1280x800), and it could not be chosen.
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_nontemporal_store)
+#define HAVE_STAGING 1
+#endif
+#endif
+#ifdef HAVE_STAGING
+// Copies smaller than this keep the walk with plain stores: a small damaged rectangle's
+// lines stay in the cache anyway (measured earlier: a typical damaged rgb565 frame turned
+// 90 went from 1.9x to 30-80x memcpy with non-temporal stores).
+enum { NT_MIN_BYTES = 256 * 1024 };
+// 8, 16 and 32 rows measured the same here (4 slower); 16 reads a whole 64-byte line of a
+// shadow row per visit and visits each shadow page half as often as 8 (a Cortex-A72's
+// 1024-entry TLB does not hold a 1080p shadow's 2025 pages).
+enum { BAND_ROWS = 16 };
+
+// `bytes` from `src` to `dst`: plain stores up to dst's first 16-byte boundary and after
+// its last, non-temporal ones between.
+static void stream_row(char *dst, const char *src, size_t bytes) {
+#ifdef HAVE_AVX2_PATH
+    if (avx2_selected()) { stream_row_avx2(dst, src, bytes); return; }
+#endif
+    size_t i = (16 - (uintptr_t)dst % 16) % 16;
+    if (i > bytes) i = bytes;
+    memcpy(dst, src, i);
+    for (; i + 16 <= bytes; i += 16) __builtin_nontemporal_store(load4((const uint32_t *)(src + i)), (u32x4 *)(dst + i));
+    memcpy(dst + i, src + i, bytes - i);
+}
+
+// A turned copy through the strip, `walk` a format's turned walk. Returns 0, having
+// written nothing, when the copy is too small or the strip cannot be had.
+static int staged_turned(char *dst, ptrdiff_t dst_stride, const uint32_t *src, ptrdiff_t along,
+                         ptrdiff_t across, int width, int height, int bytes_per_pixel, turned_walk_fn walk) {
+    size_t row_bytes = (size_t)width * (size_t)bytes_per_pixel;
+    if (row_bytes * (size_t)height < NT_MIN_BYTES) return 0;
+    size_t strip_stride = (row_bytes + 63) & ~(size_t)63;
+    char *strip = aligned_alloc(64, strip_stride * BAND_ROWS);
+    if (!strip) return 0;
+    for (int y = 0; y < height; y += BAND_ROWS) {
+        int rows = height - y < BAND_ROWS ? height - y : BAND_ROWS;
+        walk(strip, (ptrdiff_t)strip_stride, src + (ptrdiff_t)y * across, along, across, width, rows);
+        for (int r = 0; r < rows; r++)
+            stream_row((char *)ROW(dst, dst_stride, y + r), strip + (size_t)r * strip_stride, row_bytes);
+    }
+    free(strip);
+#if defined(__x86_64__)
+    __builtin_ia32_sfence();  // the stores visible before the buffer goes to the display
+#else
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+#endif
+    return 1;
+}
+#endif
+
+static void walk_turned_xrgb8888(void *dst, ptrdiff_t dst_stride, const uint32_t *src,
+                                 ptrdiff_t along, ptrdiff_t across, int width, int height) {
+#ifdef HAVE_AVX2_PATH
+    if (avx2_selected()) { turned_xrgb8888_avx2(dst, dst_stride, src, along, across, width, height); return; }
+#endif
+    turned_xrgb8888(dst, dst_stride, src, along, across, width, height);
+}
+static void walk_turned_rgb565(void *dst, ptrdiff_t dst_stride, const uint32_t *src,
+                               ptrdiff_t along, ptrdiff_t across, int width, int height) {
+#ifdef HAVE_AVX2_PATH
+    if (avx2_selected()) { turned_rgb565_avx2(dst, dst_stride, src, along, across, width, height); return; }
+#endif
+    turned_rgb565(dst, dst_stride, src, along, across, width, height);
+}
+
+// Whole frames through the strip, the rest by the walk straight into the panel.
+static void copy_turned(void *dst, ptrdiff_t dst_stride, const uint32_t *src, ptrdiff_t along,
+                        ptrdiff_t across, int width, int height, int bytes_per_pixel, turned_walk_fn walk) {
+#ifdef HAVE_STAGING
+    if (staged_turned(dst, dst_stride, src, along, across, width, height, bytes_per_pixel, walk)) return;
+#else
+    (void)bytes_per_pixel;
+#endif
+    walk(dst, dst_stride, src, along, across, width, height);
+}
+
 void bw_copy_xrgb8888(uint32_t *dst, ptrdiff_t dst_stride, const uint32_t *src,
                       ptrdiff_t along, ptrdiff_t across, int width, int height) {
     if (width <= 0 || height <= 0) return;
@@ -411,22 +456,7 @@ void bw_copy_xrgb8888(uint32_t *dst, ptrdiff_t dst_stride, const uint32_t *src,
             for (int i = 0; i < width; i++) d[i] = s[-i];
         }
     } else if (across == 1 || across == -1) {
-        int avx2 = avx2_selected();
-        // AVX2 stores 32 bytes a time: non-temporal ones need 32-byte aligned rows.
-        int head = aligned_head(dst, dst_stride, 4, avx2 ? 32 : 16, width, height);
-        int nt = head >= 0;
-        if (head < 0) head = 0;  // plain stores throughout
-        turned_xrgb8888(dst, dst_stride, src, along, across, head, height, 0);
-        if (head < width) {
-            uint32_t *d = dst + head;
-            const uint32_t *s = src + head * along;
-#ifdef HAVE_AVX2_PATH
-            if (avx2) turned_xrgb8888_avx2(d, dst_stride, s, along, across, width - head, height, nt);
-            else
-#endif
-            turned_xrgb8888(d, dst_stride, s, along, across, width - head, height, nt);
-        }
-        nt_fence(nt);
+        copy_turned(dst, dst_stride, src, along, across, width, height, 4, walk_turned_xrgb8888);
     } else {
         for (int j = 0; j < height; j++) {
             uint32_t *d = ROW(dst, dst_stride, j);
@@ -458,21 +488,7 @@ void bw_copy_rgb565(uint16_t *dst, ptrdiff_t dst_stride, const uint32_t *src,
         return;
     }
     if (across == 1 || across == -1) {
-        int head = aligned_head(dst, dst_stride, 2, 16, width, height);
-        int nt = head >= 0;
-        if (head < 0) head = 0;  // plain stores throughout
-        turned_rgb565(dst, dst_stride, src, along, across, head, height, 0);
-        if (head < width) {
-            uint16_t *d = dst + head;
-            const uint32_t *s = src + head * along;
-#ifdef HAVE_AVX2_PATH
-            if (avx2) turned_rgb565_avx2(d, dst_stride, s, along, across, width - head, height, nt);
-            else
-#endif
-            if (nt) turned_rgb565(d, dst_stride, s, along, across, width - head, height, 1);
-            else turned_rgb565(d, dst_stride, s, along, across, width - head, height, 0);
-        }
-        nt_fence(nt);
+        copy_turned(dst, dst_stride, src, along, across, width, height, 2, walk_turned_rgb565);
     } else {
         for (int j = 0; j < height; j++) {
             uint16_t *d = ROW(dst, dst_stride, j);

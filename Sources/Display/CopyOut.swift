@@ -13,7 +13,7 @@ import ScreenGeometry
 /// 8888->565 SRC path measured slower than the kernel). Neither reads the destination,
 /// which matters: a mapped dumb buffer is often uncached, write-combined memory where
 /// reads are very slow; destination rows are written front to back, and whole turned
-/// frames with non-temporal stores (see CopyKernels.c).
+/// frames one panel row after another with non-temporal stores (see CopyKernels.c).
 public final class CopyOut {
     public let rotation: Rotation
     public let destination: Surface

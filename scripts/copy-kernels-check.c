@@ -1,0 +1,102 @@
+// The copy-out kernels against a per-pixel reference, as a plain C program: built for
+// arm64 and run under qemu-user by scripts/arm64-kernels-check.sh, it checks the NEON
+// path every Pi runs (the Swift tests, Tests/DisplayTests/CopyKernelTests, run the x86
+// paths). Every rotation and both formats, whole frames and rectangles at the edges and
+// off the 16-byte grid, scan-out pitches and starts off the grid; the bytes around each
+// rectangle must survive. Prints one line per failure and a summary; exits 1 on failure.
+#include "CopyKernels.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint16_t to565(uint32_t v) {
+    return (uint16_t)(((v >> 8) & 0xF800) | ((v >> 5) & 0x07E0) | ((v >> 3) & 0x001F));
+}
+
+enum { GUARD = 0xA5 };
+
+// One copy of panel rectangle (x0, y0, w, h) and its check. Returns 1 when it is right.
+static int check(const uint32_t *src, int sw, int sh, int rotation, int rgb565, size_t pitch_extra,
+                 size_t start_offset, int x0, int y0, int w, int h) {
+    // Panel pixel (i, j) shows shadow (x, y): clockwise turns, as Rotation.scan gives them.
+    int pw = rotation % 2 ? sh : sw, ph = rotation % 2 ? sw : sh;
+    ptrdiff_t along, across;
+    const uint32_t *origin;
+    switch (rotation) {
+    case 0: along = 1; across = sw; origin = src; break;
+    case 1: along = -sw; across = 1; origin = src + (size_t)(sh - 1) * sw; break;  // 90
+    case 2: along = -1; across = -sw; origin = src + (size_t)sw * sh - 1; break;   // 180
+    default: along = sw; across = -1; origin = src + sw - 1; break;                // 270
+    }
+    size_t bpp = rgb565 ? 2 : 4;
+    size_t pitch = ((size_t)pw * bpp + 3) / 4 * 4 + pitch_extra;
+    size_t bytes = pitch * (size_t)ph + start_offset;
+    unsigned char *memory = aligned_alloc(64, (bytes + 63) / 64 * 64);
+    if (!memory) { printf("out of memory\n"); return 0; }
+    memset(memory, GUARD, bytes);
+    unsigned char *panel = memory + start_offset;
+    const uint32_t *first = origin + (ptrdiff_t)x0 * along + (ptrdiff_t)y0 * across;
+    unsigned char *dst = panel + (size_t)y0 * pitch + (size_t)x0 * bpp;
+    if (rgb565) bw_copy_rgb565((uint16_t *)dst, (ptrdiff_t)pitch, first, along, across, w, h);
+    else bw_copy_xrgb8888((uint32_t *)dst, (ptrdiff_t)pitch, first, along, across, w, h);
+
+    int ok = 1;
+    for (size_t k = 0; k < start_offset && ok; k++)
+        if (memory[k] != GUARD) { printf("byte %zu before the panel written\n", k); ok = 0; }
+    for (int j = 0; j < ph && ok; j++) {
+        for (int i = 0; i < pw; i++) {
+            unsigned char *p = panel + (size_t)j * pitch + (size_t)i * bpp;
+            int inside = i >= x0 && i < x0 + w && j >= y0 && j < y0 + h;
+            uint32_t v = origin[(ptrdiff_t)i * along + (ptrdiff_t)j * across];
+            unsigned char want[4];
+            if (!inside) memset(want, GUARD, 4);
+            else if (rgb565) { uint16_t c = to565(v); memcpy(want, &c, 2); }
+            else memcpy(want, &v, 4);
+            if (memcmp(p, want, bpp) != 0) {
+                printf("FAIL %dx%d rotation %d %s pitch +%zu start +%zu rect %d,%d %dx%d: panel %d,%d %s\n",
+                       sw, sh, rotation * 90, rgb565 ? "rgb565" : "xrgb8888", pitch_extra, start_offset,
+                       x0, y0, w, h, i, j, inside ? "wrong" : "written outside the rectangle");
+                ok = 0;
+                break;
+            }
+        }
+    }
+    free(memory);
+    return ok;
+}
+
+int main(void) {
+    static const int sizes[][2] = { {1, 1}, {7, 13}, {333, 517}, {1366, 768}, {1280, 800}, {1920, 1080} };
+    static const size_t pitches[][2] = { {0, 0}, {4, 0}, {16, 4}, {32, 16}, {48, 0} };  // extra bytes, start offset
+    int checks = 0, failures = 0;
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        int sw = sizes[s][0], sh = sizes[s][1];
+        uint32_t *src = malloc((size_t)sw * sh * 4);
+        if (!src) return 1;
+        for (size_t i = 0; i < (size_t)sw * sh; i++) {  // every pixel its own value, junk in the top byte
+            uint32_t v = (uint32_t)i * 2654435761u;
+            v ^= v >> 15;
+            src[i] = v * 0x2C1B3C6Du;
+        }
+        for (int rotation = 0; rotation < 4; rotation++) {
+            int pw = rotation % 2 ? sh : sw, ph = rotation % 2 ? sw : sh;
+            // Whole frame; a big rectangle one pixel in (off the grid: staged, with a head);
+            // a small one; the last column and the last row.
+            int rects[][4] = { {0, 0, pw, ph}, {1, 1, pw - 2, ph - 2}, {pw / 3, ph / 3, 9, 7},
+                               {pw - 1, 0, 1, ph}, {0, ph - 1, pw, 1} };
+            for (int rgb565 = 0; rgb565 < 2; rgb565++) {
+                for (size_t p = 0; p < sizeof pitches / sizeof pitches[0]; p++) {
+                    for (size_t r = 0; r < sizeof rects / sizeof rects[0]; r++) {
+                        int x0 = rects[r][0], y0 = rects[r][1], w = rects[r][2], h = rects[r][3];
+                        if (w <= 0 || h <= 0 || x0 + w > pw || y0 + h > ph) continue;
+                        checks++;
+                        failures += !check(src, sw, sh, rotation, rgb565, pitches[p][0], pitches[p][1], x0, y0, w, h);
+                    }
+                }
+            }
+        }
+        free(src);
+    }
+    printf("copy kernels: %d checks, %d failed\n", checks, failures);
+    return failures ? 1 : 0;
+}
