@@ -179,33 +179,50 @@ public struct Canvas {
         // Bounds of the turned rect, where pixman has to work.
         let hw = px.width / 2, hh = px.height / 2
         let ex = abs(hw * cosR) + abs(hh * sinR), ey = abs(hw * sinR) + abs(hh * cosR)
-        let area = Rect(cx - ex, cy - ey, 2 * ex, 2 * ey).enclosingPixels.intersection(clip)
+        let covered = Rect(cx - ex, cy - ey, 2 * ex, 2 * ey).enclosingPixels
+        let area = covered.intersection(clip)
         guard !area.isEmpty else { return }
-        // Destination pixel -> source pixel: untranslate, unrotate, unscale.
-        var t = pixman_transform_t()
+        // Destination pixel -> source pixel: untranslate, unrotate, unscale. Worked out from
+        // the covered pixels' top-left corner, then moved there in pixman's fixed point, so
+        // the same drawing moved by whole pixels has the same numbers (and the same copy).
         let m00 = cosR * sx, m01 = sinR * sx
         let m10 = -sinR * sy, m11 = cosR * sy
-        let tx = Double(image.width) / 2 - (m00 * cx + m01 * cy)
-        let ty = Double(image.height) / 2 - (m10 * cx + m11 * cy)
-        t.matrix.0 = (fixed(m00), fixed(m01), fixed(tx))
-        t.matrix.1 = (fixed(m10), fixed(m11), fixed(ty))
-        t.matrix.2 = (0, 0, 1 << 16)
+        let lx = cx - Double(covered.x), ly = cy - Double(covered.y)
+        var local = pixman_transform_t()
+        local.matrix.0 = (fixed(m00), fixed(m01), fixed(Double(image.width) / 2 - (m00 * lx + m01 * ly)))
+        local.matrix.1 = (fixed(m10), fixed(m11), fixed(Double(image.height) / 2 - (m10 * lx + m11 * ly)))
+        local.matrix.2 = (0, 0, 1 << 16)
         let identity = scaleIsIdentity(m00, m01, m10, m11)
+        if rotation == 0 && !identity,
+           let copy = ScaledImages.shared.copy(of: image, transform: local, width: covered.width, height: covered.height) {
+            compositeFaded(copy, at: (covered.x, covered.y), into: area, alpha: a)
+            return
+        }
+        var t = local
+        let (x0, y0) = (Int64(covered.x), Int64(covered.y))
+        t.matrix.0.2 = pixman_fixed_t(clamping: Int64(local.matrix.0.2) - Int64(local.matrix.0.0) * x0 - Int64(local.matrix.0.1) * y0)
+        t.matrix.1.2 = pixman_fixed_t(clamping: Int64(local.matrix.1.2) - Int64(local.matrix.1.0) * x0 - Int64(local.matrix.1.1) * y0)
         pixman_image_set_transform(image.image, &t)
         pixman_image_set_filter(image.image, identity ? PIXMAN_FILTER_NEAREST : PIXMAN_FILTER_BILINEAR, nil, 0)
         pixman_image_set_repeat(image.image, PIXMAN_REPEAT_NONE)
-        var mask: OpaquePointer? = nil
-        if a < 0.996 {
-            var mc = pixman_color_t(red: 0, green: 0, blue: 0, alpha: UInt16(a * 65535))
-            mask = pixman_image_create_solid_fill(&mc)
-        }
         // `area` is inside the clip already: no clip region (setting one costs more than a
         // small sprite's composite).
-        pixman_image_composite32(PIXMAN_OP_OVER, image.image, mask, surface.image,
-                                 Int32(area.x), Int32(area.y), 0, 0, Int32(area.x), Int32(area.y),
-                                 Int32(area.width), Int32(area.height))
-        if let mask { pixman_image_unref(mask) }
+        compositeFaded(image, at: (0, 0), into: area, alpha: a)
         pixman_image_set_transform(image.image, nil)
+    }
+
+    /// OVER of `picture`, its top-left at pixel `origin`, over `area` (inside the clip and
+    /// the picture), faded by `alpha`.
+    func compositeFaded(_ picture: Surface, at origin: (x: Int, y: Int), into area: PixelRect, alpha: Double) {
+        var mask: OpaquePointer? = nil
+        if alpha < 0.996 {
+            var mc = pixman_color_t(red: 0, green: 0, blue: 0, alpha: UInt16(alpha * 65535))
+            mask = pixman_image_create_solid_fill(&mc)
+        }
+        pixman_image_composite32(PIXMAN_OP_OVER, picture.image, mask, surface.image,
+                                 Int32(area.x - origin.x), Int32(area.y - origin.y), 0, 0,
+                                 Int32(area.x), Int32(area.y), Int32(area.width), Int32(area.height))
+        if let mask { pixman_image_unref(mask) }
     }
 
     /// A glyph's a8 coverage mask in `fill`'s colour. The area is cut to the clip here, so pixman needs

@@ -11,6 +11,7 @@ struct RecentSurfaces<Key: Hashable> {
     init(byteLimit: Int) { self.byteLimit = byteLimit }
 
     var count: Int { entries.count }
+    func contains(_ key: Key) -> Bool { entries[key] != nil }
 
     /// The surface kept for `key`, or the one `make` makes (kept: one bigger than the bound
     /// is kept alone).
@@ -87,14 +88,81 @@ extension Canvas {
             draw(c)
             return s
         }) else { return }
-        var mask: OpaquePointer? = nil
-        if opacity < 0.996 {
-            var mc = pixman_color_t(red: 0, green: 0, blue: 0, alpha: UInt16(opacity * 65535))
-            mask = pixman_image_create_solid_fill(&mc)
+        compositeFaded(picture, at: (x, y), into: area, alpha: opacity)
+    }
+}
+
+/// Images drawn scaled, kept scaled: an image drawn again at the same size and position
+/// within a pixel (a menu icon, a card face, 20 copies of one sprite) is composited from a
+/// copy filtered once, not filtered again every time (a bilinear composite costs several
+/// times a plain one). Byte for byte what filtering it again gives: the copy is made with
+/// the very fixed-point transform `Canvas.drawImage` uses, worked out from the covered
+/// pixels' corner, so every pixel samples the image at the same place with the same
+/// weights, and OVER of the stored sample is OVER of the sample. Images are taken to keep
+/// their pixels once drawn, as every image here does (decoded, rendered or cut once;
+/// nothing draws into one again).
+final class ScaledImages {
+    nonisolated(unsafe) static let shared = ScaledImages()
+    static let byteLimit = 6 << 20
+    /// Copies bigger than this are not kept (a picture filling the screen).
+    static let largestCopy = 1 << 20
+
+    /// What a copy is: its image (held, so its identity cannot pass to another), the
+    /// fixed-point scale and translation from the copy's pixels to the image's, its size.
+    struct Key: Hashable {
+        let image: Surface
+        let shape: Shape
+        static func == (a: Key, b: Key) -> Bool { a.image === b.image && a.shape == b.shape }
+        func hash(into h: inout Hasher) {
+            h.combine(ObjectIdentifier(image))
+            h.combine(shape)
         }
-        let sx = Int32(area.x - x), sy = Int32(area.y - y)
-        pixman_image_composite32(PIXMAN_OP_OVER, picture.image, mask, surface.image, sx, sy, 0, 0,
-                                 Int32(area.x), Int32(area.y), Int32(area.width), Int32(area.height))
-        if let mask { pixman_image_unref(mask) }
+    }
+    struct Shape: Hashable {
+        let m00, m11, tx, ty: pixman_fixed_t
+        let width, height: Int
+    }
+    /// A copy asked for once (by identity: not holding the image): it is made at the second
+    /// asking, so a sprite gliding by fractions of a pixel (a new shape every frame) never
+    /// pays for one. An identity passed on to a new image at most makes one copy early.
+    struct Seen: Hashable {
+        let image: ObjectIdentifier
+        let shape: Shape
+    }
+
+    var kept = RecentSurfaces<Key>(byteLimit: ScaledImages.byteLimit)
+    private var seenOnce = Set<Seen>()
+    /// Copies made so far (the tests count them).
+    private(set) var made = 0
+
+    /// The copy of `image` under `transform` (copy pixel -> image pixel; a scale and a
+    /// translation) at `width` x `height`, or nil: asked for once so far, too big, or not
+    /// a scale.
+    func copy(of image: Surface, transform t: pixman_transform_t, width: Int, height: Int) -> Surface? {
+        guard t.matrix.0.1 == 0, t.matrix.1.0 == 0, t.matrix.2 == (0, 0, 1 << 16),
+              width > 0, height > 0, width * height * 4 <= ScaledImages.largestCopy else { return nil }
+        let shape = Shape(m00: t.matrix.0.0, m11: t.matrix.1.1, tx: t.matrix.0.2, ty: t.matrix.1.2,
+                          width: width, height: height)
+        let key = Key(image: image, shape: shape)
+        if !kept.contains(key) {
+            let seen = Seen(image: ObjectIdentifier(image), shape: shape)
+            if seenOnce.insert(seen).inserted {
+                if seenOnce.count > 4096 { seenOnce.removeAll(keepingCapacity: true) }
+                return nil
+            }
+            seenOnce.remove(seen)
+        }
+        return kept.surface(key) {
+            made += 1
+            let s = Surface(width: width, height: height, format: .argb8888)
+            var moved = t
+            pixman_image_set_transform(image.image, &moved)
+            pixman_image_set_filter(image.image, PIXMAN_FILTER_BILINEAR, nil, 0)
+            pixman_image_set_repeat(image.image, PIXMAN_REPEAT_NONE)
+            pixman_image_composite32(PIXMAN_OP_SRC, image.image, nil, s.image, 0, 0, 0, 0, 0, 0,
+                                     Int32(width), Int32(height))
+            pixman_image_set_transform(image.image, nil)
+            return s
+        }
     }
 }
