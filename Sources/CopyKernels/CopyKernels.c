@@ -297,18 +297,16 @@ AVX2_FN void upright_rgb565_avx2(uint16_t *dst, ptrdiff_t dst_stride, const uint
     }
 }
 
-// stream_row (below) with 32-byte stores: half the store instructions.
-AVX2_FN void stream_row_avx2(char *dst, const char *src, size_t bytes) {
-    size_t i = (16 - (uintptr_t)dst % 16) % 16;
-    if (i > bytes) i = bytes;
-    memcpy(dst, src, i);
-    if (i + 16 <= bytes && (uintptr_t)(dst + i) % 32 != 0) {
-        __builtin_nontemporal_store(load4((const uint32_t *)(src + i)), (u32x4 *)(dst + i));
-        i += 16;
+// stream_row's (below) aligned middle with 32-byte stores, half the store instructions;
+// `dst` 16-byte aligned. Returns the bytes it wrote.
+AVX2_FN size_t stream_middle_avx2(char *dst, const char *src, size_t bytes) {
+    size_t i = 0;
+    if (bytes >= 16 && (uintptr_t)dst % 32 != 0) {
+        __builtin_nontemporal_store(load4((const uint32_t *)src), (u32x4 *)dst);
+        i = 16;
     }
     for (; i + 32 <= bytes; i += 32) __builtin_nontemporal_store(load8((const uint32_t *)(src + i)), (u32x8 *)(dst + i));
-    for (; i + 16 <= bytes; i += 16) __builtin_nontemporal_store(load4((const uint32_t *)(src + i)), (u32x4 *)(dst + i));
-    memcpy(dst + i, src + i, bytes - i);
+    return i;
 }
 #endif
 
@@ -382,12 +380,12 @@ enum { BAND_ROWS = 16 };
 // `bytes` from `src` to `dst`: plain stores up to dst's first 16-byte boundary and after
 // its last, non-temporal ones between.
 static void stream_row(char *dst, const char *src, size_t bytes) {
-#ifdef HAVE_AVX2_PATH
-    if (avx2_selected()) { stream_row_avx2(dst, src, bytes); return; }
-#endif
     size_t i = (16 - (uintptr_t)dst % 16) % 16;
     if (i > bytes) i = bytes;
     memcpy(dst, src, i);
+#ifdef HAVE_AVX2_PATH
+    if (avx2_selected()) i += stream_middle_avx2(dst + i, src + i, bytes - i);
+#endif
     for (; i + 16 <= bytes; i += 16) __builtin_nontemporal_store(load4((const uint32_t *)(src + i)), (u32x4 *)(dst + i));
     memcpy(dst + i, src + i, bytes - i);
 }

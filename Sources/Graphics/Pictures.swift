@@ -11,7 +11,6 @@ struct RecentSurfaces<Key: Hashable> {
     init(byteLimit: Int) { self.byteLimit = byteLimit }
 
     var count: Int { entries.count }
-    func contains(_ key: Key) -> Bool { entries[key] != nil }
 
     /// The surface kept for `key`, or the one `make` makes (kept: one bigger than the bound
     /// is kept alone).
@@ -143,20 +142,17 @@ final class ScaledImages {
               width > 0, height > 0, width * height * 4 <= ScaledImages.largestCopy else { return nil }
         let shape = Shape(m00: t.matrix.0.0, m11: t.matrix.1.1, tx: t.matrix.0.2, ty: t.matrix.1.2,
                           width: width, height: height)
-        let key = Key(image: image, shape: shape)
-        if !kept.contains(key) {
+        return kept.surface(Key(image: image, shape: shape)) {
             let seen = Seen(image: ObjectIdentifier(image), shape: shape)
             if seenOnce.insert(seen).inserted {
                 if seenOnce.count > 4096 { seenOnce.removeAll(keepingCapacity: true) }
                 return nil
             }
             seenOnce.remove(seen)
-        }
-        return kept.surface(key) {
             made += 1
             let s = Surface(width: width, height: height, format: .argb8888)
-            var moved = t
-            pixman_image_set_transform(image.image, &moved)
+            var transform = t
+            pixman_image_set_transform(image.image, &transform)
             pixman_image_set_filter(image.image, PIXMAN_FILTER_BILINEAR, nil, 0)
             pixman_image_set_repeat(image.image, PIXMAN_REPEAT_NONE)
             pixman_image_composite32(PIXMAN_OP_SRC, image.image, nil, s.image, 0, 0, 0, 0, 0, 0,
