@@ -89,8 +89,13 @@ int main(void) {
                     for (size_t r = 0; r < sizeof rects / sizeof rects[0]; r++) {
                         int x0 = rects[r][0], y0 = rects[r][1], w = rects[r][2], h = rects[r][3];
                         if (w <= 0 || h <= 0 || x0 + w > pw || y0 + h > ph) continue;
-                        checks++;
-                        failures += !check(src, sw, sh, rotation, rgb565, pitches[p][0], pitches[p][1], x0, y0, w, h);
+                        // Turned copies both ways: big ones through the strip and straight
+                        // (which one a frame gets depends on the cache of the machine).
+                        for (int stage = 0; stage < (rotation % 2 ? 2 : 1); stage++) {
+                            bw_copy_stage(stage ? BW_STAGE_NEVER : BW_STAGE_WHOLE_FRAMES);
+                            checks++;
+                            failures += !check(src, sw, sh, rotation, rgb565, pitches[p][0], pitches[p][1], x0, y0, w, h);
+                        }
                     }
                 }
             }

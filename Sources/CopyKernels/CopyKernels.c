@@ -1,5 +1,6 @@
 #include "CopyKernels.h"
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -360,21 +361,81 @@ typedef void (*turned_walk_fn)(void *dst, ptrdiff_t dst_stride, const uint32_t *
 // - staging each 32x64 tile and streaming its 64 row pieces: 0.5 ms at 1280x800.
 // So whole frames are turned BAND_ROWS panel rows at a time into a strip that stays in L2
 // (plain stores), and each strip row is then streamed out front to back: 0.46-0.75 ms at
-// 1080p and 0.21-0.27 ms at 1280x800 for any pitch, never slower in 40 processes. Only the
-// direct walk's good case was faster (0.15 ms at 1280x800), and it could not be chosen.
+// 1080p and 0.21-0.27 ms at 1280x800 for any pitch, never slower in 40 processes. The
+// walk with plain stores straight into the panel has neither trouble while the frame
+// stays in the cache, and is then the faster (stage_copy, below).
+static int stage_mode = BW_STAGE_BY_CACHE;  // see stage_copy
+
+int bw_copy_stage(int mode) {
+    if (mode < BW_STAGE_BY_CACHE || mode > BW_STAGE_NEVER) return 0;
+    __atomic_store_n(&stage_mode, mode, __ATOMIC_RELAXED);
+    return 1;
+}
+
 #if defined(__has_builtin)
 #if __has_builtin(__builtin_nontemporal_store)
 #define HAVE_STAGING 1
 #endif
 #endif
 #ifdef HAVE_STAGING
+
 // Copies smaller than this keep the walk with plain stores: a small damaged rectangle's
 // lines stay in the cache anyway (measured earlier: a typical damaged rgb565 frame turned
 // 90 went from 1.9x to 30-80x memcpy with non-temporal stores).
 enum { NT_MIN_BYTES = 256 * 1024 };
-// 8, 16 and 32 rows measured the same here (4 slower); 16 reads a whole 64-byte line of a
-// shadow row per visit and visits each shadow page half as often as 8 (a Cortex-A72's
-// 1024-entry TLB does not hold a 1080p shadow's 2025 pages).
+
+// The largest data or unified cache the kernel describes for CPU 0 (its last level), 0
+// when sysfs has none. sysconf's figure is not used: glibc gave 320 MB on the Zen 4 guest
+// whose sysfs (and its L3) says 32 MB.
+static size_t last_level_cache_bytes(void) {
+    size_t best = 0;
+    for (int i = 0; i < 8; i++) {
+        char path[64], type[16] = "";
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
+        FILE *f = fopen(path, "r");
+        if (!f) break;
+        int ok = fscanf(f, "%15s", type) == 1;
+        fclose(f);
+        if (!ok || strcmp(type, "Instruction") == 0) continue;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+        f = fopen(path, "r");
+        if (!f) continue;
+        unsigned long n = 0;
+        char unit = 0;  // sysfs writes "32768K"
+        if (fscanf(f, "%lu%c", &n, &unit) >= 1) {
+            size_t bytes = unit == 'M' ? n << 20 : unit == 'K' ? n << 10 : n;
+            if (bytes > best) best = bytes;
+        }
+        fclose(f);
+    }
+    return best;
+}
+
+// Whether a whole turned copy goes through the strip. Where the shadow read and the panel
+// written together fit in a quarter of the last-level cache, the walk's plain stores stay
+// in the cache, as memcpy's own stores do for buffers that size (glibc's turn to
+// non-temporal ones is also a share of that cache), and win. Measured on Zen 4 (32 MB
+// L3), a process each: 1280x800 turned xrgb8888 (8.2 MB in all) 0.12-0.15 ms straight
+// against 0.23-0.24 through the strip (1.3-1.5x memcpy against 2.5, 8 processes), rgb565
+// (6.1 MB) 0.16-0.21 against 0.21-0.26; beyond, the strip wins: 1920x1080 rgb565 (12.4 MB)
+// 0.52-0.59 ms against 0.62-1.07 straight, xrgb8888 (16.6 MB) 0.53-0.62 against
+// 0.71-1.13. With no cache figure, and on a Pi 4 (1 MB of L2: a frame never fits, and
+// its dumb buffer is write-combined), whole frames are staged. `bw_copy_stage` overrides
+// the choice for the tests.
+static size_t cache_bytes_cached = (size_t)-1;
+
+static int stage_copy(size_t read_bytes, size_t written_bytes) {
+    if (written_bytes < NT_MIN_BYTES) return 0;
+    int mode = __atomic_load_n(&stage_mode, __ATOMIC_RELAXED);
+    if (mode != BW_STAGE_BY_CACHE) return mode == BW_STAGE_WHOLE_FRAMES;
+    size_t cache = __atomic_load_n(&cache_bytes_cached, __ATOMIC_RELAXED);
+    if (cache == (size_t)-1) {
+        cache = last_level_cache_bytes();
+        __atomic_store_n(&cache_bytes_cached, cache, __ATOMIC_RELAXED);
+    }
+    return read_bytes + written_bytes > cache / 4;
+}
+
 enum { BAND_ROWS = 16 };
 
 // `bytes` from `src` to `dst`: plain stores up to dst's first 16-byte boundary and after
@@ -391,11 +452,11 @@ static void stream_row(char *dst, const char *src, size_t bytes) {
 }
 
 // A turned copy through the strip, `walk` a format's turned walk. Returns 0, having
-// written nothing, when the copy is too small or the strip cannot be had.
+// written nothing, when `stage_copy` says no or the strip cannot be had.
 static int staged_turned(char *dst, ptrdiff_t dst_stride, const uint32_t *src, ptrdiff_t along,
                          ptrdiff_t across, int width, int height, int bytes_per_pixel, turned_walk_fn walk) {
     size_t row_bytes = (size_t)width * (size_t)bytes_per_pixel;
-    if (row_bytes * (size_t)height < NT_MIN_BYTES) return 0;
+    if (!stage_copy((size_t)width * (size_t)height * 4, row_bytes * (size_t)height)) return 0;
     size_t strip_stride = (row_bytes + 63) & ~(size_t)63;
     char *strip = aligned_alloc(64, strip_stride * BAND_ROWS);
     if (!strip) return 0;
