@@ -80,7 +80,7 @@ int main(void) {
         }
         for (int rotation = 0; rotation < 4; rotation++) {
             int pw = rotation % 2 ? sh : sw, ph = rotation % 2 ? sw : sh;
-            // Whole frame; a big rectangle one pixel in (off the grid: staged, with a head);
+            // Whole frame; a big rectangle one pixel in (off the grid: streamed, with a head);
             // a small one; the last column and the last row.
             int rects[][4] = { {0, 0, pw, ph}, {1, 1, pw - 2, ph - 2}, {pw / 3, ph / 3, 9, 7},
                                {pw - 1, 0, 1, ph}, {0, ph - 1, pw, 1} };
@@ -89,10 +89,10 @@ int main(void) {
                     for (size_t r = 0; r < sizeof rects / sizeof rects[0]; r++) {
                         int x0 = rects[r][0], y0 = rects[r][1], w = rects[r][2], h = rects[r][3];
                         if (w <= 0 || h <= 0 || x0 + w > pw || y0 + h > ph) continue;
-                        // Turned copies both ways: big ones through the strip and straight
-                        // (which one a frame gets depends on the cache of the machine).
-                        for (int stage = 0; stage < (rotation % 2 ? 2 : 1); stage++) {
-                            bw_copy_stage(stage ? BW_STAGE_NEVER : BW_STAGE_WHOLE_FRAMES);
+                        // Both ways: big copies streamed out (turned ones through the
+                        // strip) and with plain stores (which a frame gets depends on the cache).
+                        for (int stream = 0; stream < 2; stream++) {
+                            bw_copy_stream(stream ? BW_STREAM_BIG_COPIES : BW_STREAM_NEVER);
                             checks++;
                             failures += !check(src, sw, sh, rotation, rgb565, pitches[p][0], pitches[p][1], x0, y0, w, h);
                         }

@@ -274,13 +274,20 @@ AVX2_FN void turned_rgb565_avx2(uint16_t *dst, ptrdiff_t dst_stride, const uint3
                                 ptrdiff_t along, ptrdiff_t across, int width, int height) {
     TURNED_AVX2(turned8_rgb565_walk, turned_rgb565, uint16_t);
 }
+// Upright (or upside down) into rgb565; `stream`: non-temporal stores for upright rows
+// from the first 32-byte boundary (see `streamed`; upside down keeps plain ones).
 AVX2_FN void upright_rgb565_avx2(uint16_t *dst, ptrdiff_t dst_stride, const uint32_t *src,
-                                 ptrdiff_t along, ptrdiff_t across, int width, int height) {
+                                 ptrdiff_t along, ptrdiff_t across, int width, int height, int stream) {
     for (int j = 0; j < height; j++) {
         uint16_t *d = ROW(dst, dst_stride, j);
         const uint32_t *s = src + (ptrdiff_t)j * across;
         int i = 0;
         if (along == 1) {
+            if (stream) {
+                for (; i < width && (uintptr_t)(d + i) % 32 != 0; i++) d[i] = to565(s[i]);
+                for (; i + 16 <= width; i += 16)
+                    __builtin_nontemporal_store(pack565x16(load8(s + i), load8(s + i + 8)), (u16x16 *)(d + i));
+            }
             for (; i + 16 <= width; i += 16) {
                 u16x16 v = pack565x16(load8(s + i), load8(s + i + 8));
                 memcpy(d + i, &v, 32);
@@ -347,41 +354,36 @@ int bw_copy_select(int path) {
 typedef void (*turned_walk_fn)(void *dst, ptrdiff_t dst_stride, const uint32_t *src,
                                ptrdiff_t along, ptrdiff_t across, int width, int height);
 
-// ---- whole turned frames: a staging strip, streamed out --------------------------------
-// The scan-out buffer is read by the display, never by us, so whole frames are written
-// with non-temporal stores (MOVNTDQ on x86_64, STNP on aarch64): they neither fetch each
-// destination line first nor push the shadow out of the cache, and a write-combined dumb
-// buffer takes every store that way anyway. Such stores pay only in long runs. The walk
-// writes 4 or 8 panel rows at once, a short piece of each; measured here (Zen 4 under
-// KVM), with its non-temporal stores straight into the panel:
-// - a 1920x1080 frame turned took 1.24 ms through a 4320-byte pitch (1080 * 4, what vc4
-//   gives a 1080-pixel-wide buffer: every other row starts mid-line, and its lines are
-//   finished a tile later) and 0.32 ms through 4352;
-// - in a quarter of the processes, for any pitch, 10x that (1280x800: 1.45 ms, not 0.15);
-// - staging each 32x64 tile and streaming its 64 row pieces: 0.5 ms at 1280x800.
-// So whole frames are turned BAND_ROWS panel rows at a time into a strip that stays in L2
-// (plain stores), and each strip row is then streamed out front to back: 0.46-0.75 ms at
-// 1080p and 0.21-0.27 ms at 1280x800 for any pitch, never slower in 40 processes. The
-// walk with plain stores straight into the panel has neither trouble while the frame
-// stays in the cache, and is then the faster (stage_copy, below).
-static int stage_mode = BW_STAGE_BY_CACHE;  // see stage_copy
-
-int bw_copy_stage(int mode) {
-    if (mode < BW_STAGE_BY_CACHE || mode > BW_STAGE_NEVER) return 0;
-    __atomic_store_n(&stage_mode, mode, __ATOMIC_RELAXED);
-    return 1;
-}
-
+// ---- which copies are streamed out ---------------------------------------------------
+// The scan-out buffer is read by the display, never by us, so a copy that would not stay
+// in the cache anyway is written with non-temporal stores (MOVNTDQ on x86_64, STNP on
+// aarch64): they neither fetch each destination line first nor push the shadow out of the
+// cache, and a write-combined dumb buffer takes every store that way anyway. Where the
+// shadow read and the panel written together fit in a quarter of the last-level cache,
+// plain stores stay in the cache, as memcpy's own do for buffers that size (glibc's turn
+// to non-temporal stores is also a share of that cache), and win. Measured on Zen 4
+// (32 MB L3), a process each:
+// - turned 1280x800 xrgb8888 (8.2 MB in all): 0.12-0.15 ms straight against 0.23-0.24
+//   through the staging strip below (1.3-1.5x memcpy against 2.5, 8 processes); rgb565
+//   (6.1 MB) 0.16-0.21 against 0.21-0.26. Turned 1920x1080 rgb565 (12.4 MB): 0.52-0.59
+//   ms staged against 0.62-1.07 straight; xrgb8888 (16.6 MB) 0.53-0.62 against 0.71-1.13.
+// - upright 1920x1080 into rgb565 (12.4 MB), beside memcpys of the same rows as the bench
+//   runs it: 0.17-0.20 ms streamed against 0.18-0.25 plain (12 processes); at 1280x800
+//   plain stores win (0.076-0.081 ms against 0.079-0.087).
+// With no cache figure, and on a Pi 4 (1 MB of L2: a frame never fits, and its dumb
+// buffer is write-combined), every copy of NT_MIN_BYTES and up is streamed.
 #if defined(__has_builtin)
 #if __has_builtin(__builtin_nontemporal_store)
-#define HAVE_STAGING 1
+#define NT_STORE(v, p) __builtin_nontemporal_store(v, p)
 #endif
 #endif
-#ifdef HAVE_STAGING
+#ifndef NT_STORE
+#define NT_STORE(v, p) memcpy(p, &(v), sizeof(v))
+#endif
 
-// Copies smaller than this keep the walk with plain stores: a small damaged rectangle's
-// lines stay in the cache anyway (measured earlier: a typical damaged rgb565 frame turned
-// 90 went from 1.9x to 30-80x memcpy with non-temporal stores).
+// Copies smaller than this keep plain stores whatever the cache: a small damaged
+// rectangle's lines stay in the cache anyway (measured earlier: a typical damaged rgb565
+// frame turned 90 went from 1.9x to 30-80x memcpy with non-temporal stores).
 enum { NT_MIN_BYTES = 256 * 1024 };
 
 // The largest data or unified cache the kernel describes for CPU 0 (its last level), 0
@@ -411,31 +413,53 @@ static size_t last_level_cache_bytes(void) {
     return best;
 }
 
-// Whether a whole turned copy goes through the strip. Where the shadow read and the panel
-// written together fit in a quarter of the last-level cache, the walk's plain stores stay
-// in the cache, as memcpy's own stores do for buffers that size (glibc's turn to
-// non-temporal ones is also a share of that cache), and win. Measured on Zen 4 (32 MB
-// L3), a process each: 1280x800 turned xrgb8888 (8.2 MB in all) 0.12-0.15 ms straight
-// against 0.23-0.24 through the strip (1.3-1.5x memcpy against 2.5, 8 processes), rgb565
-// (6.1 MB) 0.16-0.21 against 0.21-0.26; beyond, the strip wins: 1920x1080 rgb565 (12.4 MB)
-// 0.52-0.59 ms against 0.62-1.07 straight, xrgb8888 (16.6 MB) 0.53-0.62 against
-// 0.71-1.13. With no cache figure, and on a Pi 4 (1 MB of L2: a frame never fits, and
-// its dumb buffer is write-combined), whole frames are staged. `bw_copy_stage` overrides
-// the choice for the tests.
-static size_t cache_bytes_cached = (size_t)-1;
+static int stream_mode = BW_STREAM_BY_CACHE;
+static size_t cache_bytes_found = (size_t)-1;  // last_level_cache_bytes, read at the first big copy
 
-static int stage_copy(size_t read_bytes, size_t written_bytes) {
+int bw_copy_stream(int mode) {
+    if (mode < BW_STREAM_BY_CACHE || mode > BW_STREAM_NEVER) return 0;
+    __atomic_store_n(&stream_mode, mode, __ATOMIC_RELAXED);
+    return 1;
+}
+
+// Whether a copy reading `read_bytes` of shadow and writing `written_bytes` of panel is
+// streamed out (above).
+static int streamed(size_t read_bytes, size_t written_bytes) {
     if (written_bytes < NT_MIN_BYTES) return 0;
-    int mode = __atomic_load_n(&stage_mode, __ATOMIC_RELAXED);
-    if (mode != BW_STAGE_BY_CACHE) return mode == BW_STAGE_WHOLE_FRAMES;
-    size_t cache = __atomic_load_n(&cache_bytes_cached, __ATOMIC_RELAXED);
+    int mode = __atomic_load_n(&stream_mode, __ATOMIC_RELAXED);
+    if (mode != BW_STREAM_BY_CACHE) return mode == BW_STREAM_BIG_COPIES;
+    size_t cache = __atomic_load_n(&cache_bytes_found, __ATOMIC_RELAXED);
     if (cache == (size_t)-1) {
         cache = last_level_cache_bytes();
-        __atomic_store_n(&cache_bytes_cached, cache, __ATOMIC_RELAXED);
+        __atomic_store_n(&cache_bytes_found, cache, __ATOMIC_RELAXED);
     }
     return read_bytes + written_bytes > cache / 4;
 }
 
+// After a streamed copy: its stores visible before the buffer goes to the display.
+static void stream_fence(void) {
+#if defined(__x86_64__)
+    __builtin_ia32_sfence();
+#else
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+#endif
+}
+
+// ---- streamed turned frames: a staging strip ------------------------------------------
+// Non-temporal stores pay only in long runs, and the walk writes 4 or 8 panel rows at
+// once, a short piece of each. Measured here (Zen 4 under KVM), with its non-temporal
+// stores straight into the panel:
+// - a 1920x1080 frame turned took 1.24 ms through a 4320-byte pitch (1080 * 4, what vc4
+//   gives a 1080-pixel-wide buffer: every other row starts mid-line, and its lines are
+//   finished a tile later) and 0.32 ms through 4352;
+// - in a quarter of the processes, for any pitch, 10x that (1280x800: 1.45 ms, not 0.15);
+// - staging each 32x64 tile and streaming its 64 row pieces: 0.5 ms at 1280x800.
+// So streamed frames are turned BAND_ROWS panel rows at a time into a strip that stays in
+// L2 (plain stores), and each strip row is then streamed out front to back: 0.46-0.75 ms
+// at 1080p and 0.21-0.27 ms at 1280x800 for any pitch, never slower in 40 processes.
+// 8, 16 and 32 rows measured the same here (4 slower); 16 reads a whole 64-byte line of a
+// shadow row per visit and visits each shadow page half as often as 8 (a Cortex-A72's
+// 1024-entry TLB does not hold a 1080p shadow's 2025 pages).
 enum { BAND_ROWS = 16 };
 
 // `bytes` from `src` to `dst`: plain stores up to dst's first 16-byte boundary and after
@@ -447,16 +471,18 @@ static void stream_row(char *dst, const char *src, size_t bytes) {
 #ifdef HAVE_AVX2_PATH
     if (avx2_selected()) i += stream_middle_avx2(dst + i, src + i, bytes - i);
 #endif
-    for (; i + 16 <= bytes; i += 16) __builtin_nontemporal_store(load4((const uint32_t *)(src + i)), (u32x4 *)(dst + i));
+    for (; i + 16 <= bytes; i += 16) {
+        u32x4 v = load4((const uint32_t *)(src + i));
+        NT_STORE(v, (u32x4 *)(dst + i));
+    }
     memcpy(dst + i, src + i, bytes - i);
 }
 
 // A turned copy through the strip, `walk` a format's turned walk. Returns 0, having
-// written nothing, when `stage_copy` says no or the strip cannot be had.
+// written nothing, when the strip cannot be had.
 static int staged_turned(char *dst, ptrdiff_t dst_stride, const uint32_t *src, ptrdiff_t along,
                          ptrdiff_t across, int width, int height, int bytes_per_pixel, turned_walk_fn walk) {
     size_t row_bytes = (size_t)width * (size_t)bytes_per_pixel;
-    if (!stage_copy((size_t)width * (size_t)height * 4, row_bytes * (size_t)height)) return 0;
     size_t strip_stride = (row_bytes + 63) & ~(size_t)63;
     char *strip = aligned_alloc(64, strip_stride * BAND_ROWS);
     if (!strip) return 0;
@@ -467,14 +493,9 @@ static int staged_turned(char *dst, ptrdiff_t dst_stride, const uint32_t *src, p
             stream_row((char *)ROW(dst, dst_stride, y + r), strip + (size_t)r * strip_stride, row_bytes);
     }
     free(strip);
-#if defined(__x86_64__)
-    __builtin_ia32_sfence();  // the stores visible before the buffer goes to the display
-#else
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-#endif
+    stream_fence();
     return 1;
 }
-#endif
 
 static void walk_turned_xrgb8888(void *dst, ptrdiff_t dst_stride, const uint32_t *src,
                                  ptrdiff_t along, ptrdiff_t across, int width, int height) {
@@ -491,14 +512,12 @@ static void walk_turned_rgb565(void *dst, ptrdiff_t dst_stride, const uint32_t *
     turned_rgb565(dst, dst_stride, src, along, across, width, height);
 }
 
-// Whole frames through the strip, the rest by the walk straight into the panel.
+// Streamed copies through the strip, the rest by the walk straight into the panel.
 static void copy_turned(void *dst, ptrdiff_t dst_stride, const uint32_t *src, ptrdiff_t along,
                         ptrdiff_t across, int width, int height, int bytes_per_pixel, turned_walk_fn walk) {
-#ifdef HAVE_STAGING
-    if (staged_turned(dst, dst_stride, src, along, across, width, height, bytes_per_pixel, walk)) return;
-#else
-    (void)bytes_per_pixel;
-#endif
+    size_t pixels = (size_t)width * (size_t)height;
+    if (streamed(pixels * 4, pixels * (size_t)bytes_per_pixel) &&
+        staged_turned(dst, dst_stride, src, along, across, width, height, bytes_per_pixel, walk)) return;
     walk(dst, dst_stride, src, along, across, width, height);
 }
 
@@ -524,26 +543,41 @@ void bw_copy_xrgb8888(uint32_t *dst, ptrdiff_t dst_stride, const uint32_t *src,
     }
 }
 
+// Upright (or upside down) into rgb565, the portable path; `stream`: non-temporal stores
+// for upright rows (upside down keeps plain ones).
+static void upright_rgb565(uint16_t *dst, ptrdiff_t dst_stride, const uint32_t *src,
+                           ptrdiff_t along, ptrdiff_t across, int width, int height, int stream) {
+    for (int j = 0; j < height; j++) {
+        uint16_t *d = ROW(dst, dst_stride, j);
+        const uint32_t *s = src + (ptrdiff_t)j * across;
+        if (along == 1) {
+            int i = 0;
+            if (stream) {
+                for (; i < width && (uintptr_t)(d + i) % 16 != 0; i++) d[i] = to565(s[i]);
+                for (; i + 8 <= width; i += 8) {
+                    u16x8 v = pack565(load4(s + i), load4(s + i + 4));
+                    NT_STORE(v, (u16x8 *)(d + i));
+                }
+            }
+            for (; i < width; i++) d[i] = to565(s[i]);
+        } else {
+            for (int i = 0; i < width; i++) d[i] = to565(s[-i]);
+        }
+    }
+}
+
 void bw_copy_rgb565(uint16_t *dst, ptrdiff_t dst_stride, const uint32_t *src,
                     ptrdiff_t along, ptrdiff_t across, int width, int height) {
     if (width <= 0 || height <= 0) return;
-    int avx2 = avx2_selected();
-    (void)avx2;  // no other path to choose on aarch64
     if (along == 1 || along == -1) {
-        // Upright (or upside down): plain stores (non-temporal ones measured slower: the
-        // read side is twice the written bytes, and the writes stay cached).
+        size_t pixels = (size_t)width * (size_t)height;
+        int stream = streamed(pixels * 4, pixels * 2);
 #ifdef HAVE_AVX2_PATH
-        if (avx2) { upright_rgb565_avx2(dst, dst_stride, src, along, across, width, height); return; }
+        if (avx2_selected()) upright_rgb565_avx2(dst, dst_stride, src, along, across, width, height, stream);
+        else
 #endif
-        for (int j = 0; j < height; j++) {
-            uint16_t *d = ROW(dst, dst_stride, j);
-            const uint32_t *s = src + (ptrdiff_t)j * across;
-            if (along == 1) {
-                for (int i = 0; i < width; i++) d[i] = to565(s[i]);
-            } else {
-                for (int i = 0; i < width; i++) d[i] = to565(s[-i]);
-            }
-        }
+        upright_rgb565(dst, dst_stride, src, along, across, width, height, stream);
+        if (stream) stream_fence();
         return;
     }
     if (across == 1 || across == -1) {

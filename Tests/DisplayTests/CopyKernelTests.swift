@@ -9,19 +9,19 @@ import ScreenGeometry
 /// byte for byte, at odd sizes and with damage at the edges. Every check runs on each code
 /// path this CPU has (the portable one, and AVX2 where present).
 final class CopyKernelTests: XCTestCase {
-    /// Runs `body` once per kernel path this machine can run and, for turned copies, with
-    /// whole frames staged and with none staged (which of the two a frame gets depends on
-    /// this machine's cache), then goes back to the defaults.
+    /// Runs `body` once per kernel path this machine can run, with big copies streamed out
+    /// (turned ones through the staging strip) and with none streamed (which of the two a
+    /// frame gets depends on this machine's cache), then goes back to the defaults.
     func onEveryPath(_ body: (String) throws -> Void) rethrows {
         defer {
             _ = bw_copy_select(Int32(BW_COPY_BEST))
-            _ = bw_copy_stage(Int32(BW_STAGE_BY_CACHE))
+            _ = bw_copy_stream(Int32(BW_STREAM_BY_CACHE))
         }
         var ran = 0
         for (path, name) in [(BW_COPY_PORTABLE, "portable"), (BW_COPY_AVX2, "AVX2")] {
             guard bw_copy_select(Int32(path)) == 1 else { continue }
-            for (stage, how) in [(BW_STAGE_WHOLE_FRAMES, "staged"), (BW_STAGE_NEVER, "direct")] {
-                XCTAssertEqual(bw_copy_stage(Int32(stage)), 1)
+            for (mode, how) in [(BW_STREAM_BIG_COPIES, "streamed"), (BW_STREAM_NEVER, "plain stores")] {
+                XCTAssertEqual(bw_copy_stream(Int32(mode)), 1)
                 ran += 1
                 try body("\(name) \(how)")
             }

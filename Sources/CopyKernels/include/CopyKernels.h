@@ -26,11 +26,11 @@ void bw_copy_rgb565(uint16_t *dst, ptrdiff_t dst_stride, const uint32_t *src,
 enum { BW_COPY_PORTABLE = 0, BW_COPY_AVX2 = 1, BW_COPY_BEST = 2 };
 int bw_copy_select(int path);
 
-// Which whole turned copies go through the staging strip and out by non-temporal stores:
-// BW_STAGE_BY_CACHE (the default) those whose shadow and panel bytes exceed half the
-// last-level cache; BW_STAGE_WHOLE_FRAMES every one of 256 KB and up; BW_STAGE_NEVER none
-// (the walk writes the panel directly). Returns 0 for an unknown mode. For tests and
-// measurements, which run every way on one machine.
-enum { BW_STAGE_BY_CACHE = 0, BW_STAGE_WHOLE_FRAMES = 1, BW_STAGE_NEVER = 2 };
-int bw_copy_stage(int mode);
+// Which copies are written with non-temporal stores (turned ones through a staging strip):
+// BW_STREAM_BY_CACHE (the default) those of 256 KB and up whose shadow and panel bytes
+// exceed a quarter of the last-level cache; BW_STREAM_BIG_COPIES every one of 256 KB and
+// up; BW_STREAM_NEVER none. Returns 0 for an unknown mode. For tests and measurements,
+// which run every way on one machine.
+enum { BW_STREAM_BY_CACHE = 0, BW_STREAM_BIG_COPIES = 1, BW_STREAM_NEVER = 2 };
+int bw_copy_stream(int mode);
 #endif
