@@ -386,7 +386,7 @@ public final class BeatZombiesScene: GameScene {
         let key = "\(emoji)@\(size)"
         if let cached = sprites[key] { return cached }
         guard let scalar = emoji.unicodeScalars.first,
-            var image = UIEnvironment.fonts.emojiImage(scalar, pixelSize: size)
+            let image = UIEnvironment.fonts.emojiImage(scalar, pixelSize: size)
         else { return nil }
         if sprites.count > 32 { sprites.removeAll() }
         sprites[key] = image
