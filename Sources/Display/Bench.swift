@@ -1,3 +1,4 @@
+import CopyKernels
 import Graphics
 import Platform
 import ScreenGeometry
@@ -43,18 +44,24 @@ public func typicalFrameDamage(width: Int = 1280, height: Int = 800) -> DamageRe
 /// Copy-out cost per frame: whole 1280x800 and 1920x1080 frames and typical damaged
 /// frames, upright and turned 90/270, into xrgb8888 and rgb565 panels, each against memcpy
 /// of the same bytes. The destination is ordinary memory here; a real write-combined
-/// buffer behaves like it for writes, which is all copy-out does.
+/// buffer behaves like it for writes, which is all copy-out does. Where this CPU's best
+/// kernels are not the portable ones (AVX2 on x86_64), the turned whole frames are measured
+/// on the portable path too (`portable path` rows): the code a Pi runs as NEON, here as SSE2.
 public func measureCopyOut(iterations: Int = 30) -> [CopyOutMeasurement] {
     struct Case {
         var w: Int, h: Int, rotation: Rotation, format: PixelFormat, damaged: Bool
         var conversion = CopyOut.UprightConversion.kernel
+        var portable = false
         var name: String {
             var n = "\(w)x\(h) \(damaged ? "typical damaged frame" : "full") \(format)"
             if rotation != .deg0 { n += " rotated \(rotation)" }
             if rotation == .deg0 && format == .rgb565 && conversion == .pixman { n += " by pixman" }
+            if portable { n += " portable path" }
             return n
         }
     }
+    let bestPath = bw_copy_select(Int32(BW_COPY_BEST))
+    defer { _ = bw_copy_select(Int32(BW_COPY_BEST)) }
     var cases: [Case] = []
     for (w, h) in [(1280, 800), (1920, 1080)] {
         for damaged in [false, true] where !damaged || w == 1280 {
@@ -64,6 +71,9 @@ public func measureCopyOut(iterations: Int = 30) -> [CopyOutMeasurement] {
             for r in [Rotation.deg90, .deg270] {
                 for f in [PixelFormat.xrgb8888, .rgb565] {
                     cases.append(Case(w: w, h: h, rotation: r, format: f, damaged: damaged))
+                    if !damaged && bestPath != Int32(BW_COPY_PORTABLE) {
+                        cases.append(Case(w: w, h: h, rotation: r, format: f, damaged: damaged, portable: true))
+                    }
                 }
             }
         }
@@ -93,6 +103,7 @@ public func measureCopyOut(iterations: Int = 30) -> [CopyOutMeasurement] {
                 }
             }
         }
+        _ = bw_copy_select(Int32(c.portable ? BW_COPY_PORTABLE : BW_COPY_BEST))
         let copy: () -> Void = { try? copyOut.copy(from: shadow, region: region) }
         let bodies: [() -> Void] = c.format == .xrgb8888
             ? [copy, { memcpyRows(bytesPerPixel: 4) }]
