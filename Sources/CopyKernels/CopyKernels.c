@@ -23,17 +23,20 @@ typedef uint16_t u16x8 __attribute__((vector_size(16)));
 
 static inline u32x4 load4(const uint32_t *p) { u32x4 v; memcpy(&v, p, 16); return v; }
 
+// The rgb565 conversion on vectors narrows first: each pixel's low half (G, B) and its
+// half shifted down a byte (R, G), then 16-bit masks and shifts, twice the pixels a
+// register (on NEON 10 instructions for 8 pixels, against 17 when done on 32-bit lanes).
+#define PACK565(v, U16) ({ \
+    U16 gb = __builtin_convertvector(v, U16), rg = __builtin_convertvector((v) >> 8, U16); \
+    (rg & 0xF800) | ((gb >> 5) & 0x07E0) | ((gb >> 3) & 0x001F); })
 static inline u16x8 pack565(u32x4 a, u32x4 b) {
     u32x8 v = __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7);
-    u32x8 c = ((v >> 8) & 0xF800) | ((v >> 5) & 0x07E0) | ((v >> 3) & 0x001F);
-    return __builtin_convertvector(c, u16x8);
+    return PACK565(v, u16x8);
 }
 static inline void store8(uint32_t *p, u32x4 a, u32x4 b) { memcpy(p, &a, 16); memcpy(p + 4, &b, 16); }
 static inline void store4(uint32_t *p, u32x4 a) { memcpy(p, &a, 16); }
-static inline void store8_565(uint16_t *p, u32x4 a, u32x4 b) { u16x8 v = pack565(a, b); memcpy(p, &v, 16); }
 static inline void store4_565(uint16_t *p, u32x4 v) {
-    u32x4 c = ((v >> 8) & 0xF800) | ((v >> 5) & 0x07E0) | ((v >> 3) & 0x001F);
-    u16x4 n = __builtin_convertvector(c, u16x4);
+    u16x4 n = PACK565(v, u16x4);
     memcpy(p, &n, 8);
 }
 static inline uint16_t to565(uint32_t v) {
@@ -54,15 +57,36 @@ static inline uint16_t to565(uint32_t v) {
     o3 = __builtin_shufflevector(t1, t3, 2, 3, 6, 7); \
 } while (0)
 
-// Loads the 4 pixels src[0], src[across], src[2*across], src[3*across] (across = +-1).
-static inline u32x4 load_across(const uint32_t *src, ptrdiff_t across) {
-    if (across > 0) return load4(src);
-    u32x4 v = load4(src - 3);
-    return __builtin_shufflevector(v, v, 3, 2, 1, 0);
-}
+// The 4 pixels from src along `across` (+-1) as one load: going against `across` they
+// sit backwards in it, src[0] in lane 3. The walks then store lane k to panel row 3 - k
+// (rows below, `d`) instead of turning each load around.
+static inline u32x4 load_run(const uint32_t *src, ptrdiff_t across) { return load4(across > 0 ? src : src - 3); }
 
-// One kernel body for both formats: STORE8/STORE4 write an 8/4-pixel run, STORE1 one pixel.
-#define TURNED_BODY(T, STORE8, STORE4, STORE1) \
+// Eight runs r[m] (lane k of each for panel row d[k]) -> 8 pixels of each of 4 panel rows.
+#define BLOCK8_XRGB(d, i, r) do { \
+    u32x4 o0, o1, o2, o3, p0, p1, p2, p3; \
+    TRANSPOSE(r[0], r[1], r[2], r[3], o0, o1, o2, o3); \
+    TRANSPOSE(r[4], r[5], r[6], r[7], p0, p1, p2, p3); \
+    store8(d[0] + i, o0, p0); store8(d[1] + i, o1, p1); store8(d[2] + i, o2, p2); store8(d[3] + i, o3, p3); \
+} while (0)
+// Into rgb565 the runs are packed first, two to a register (q[k]: runs 2k, 2k+1), and
+// transposed as 16-bit pixels: half the registers to shuffle.
+typedef uint64_t u64x2 __attribute__((vector_size(16)));
+#define ZIP16_LO(a, b) __builtin_shufflevector(a, b, 0, 8, 1, 9, 2, 10, 3, 11)
+#define ZIP16_HI(a, b) __builtin_shufflevector(a, b, 4, 12, 5, 13, 6, 14, 7, 15)
+#define BLOCK8_565(d, i, r) do { \
+    u16x8 q0 = pack565(r[0], r[1]), q1 = pack565(r[2], r[3]), q2 = pack565(r[4], r[5]), q3 = pack565(r[6], r[7]); \
+    u16x8 a = ZIP16_LO(q0, q1), b = ZIP16_HI(q0, q1), c = ZIP16_LO(q2, q3), e = ZIP16_HI(q2, q3); \
+    /* lanes 0, 1 (f) and 2, 3 (g) of runs 0-3; h, k the same of runs 4-7 */ \
+    u64x2 f = (u64x2)ZIP16_LO(a, b), g = (u64x2)ZIP16_HI(a, b), h = (u64x2)ZIP16_LO(c, e), k = (u64x2)ZIP16_HI(c, e); \
+    u64x2 o0 = __builtin_shufflevector(f, h, 0, 2), o1 = __builtin_shufflevector(f, h, 1, 3); \
+    u64x2 o2 = __builtin_shufflevector(g, k, 0, 2), o3 = __builtin_shufflevector(g, k, 1, 3); \
+    memcpy(d[0] + i, &o0, 16); memcpy(d[1] + i, &o1, 16); memcpy(d[2] + i, &o2, 16); memcpy(d[3] + i, &o3, 16); \
+} while (0)
+
+// One kernel body for both formats: BLOCK8 writes 8 pixels of 4 panel rows, STORE4 a
+// 4-pixel run, STORE1 one pixel.
+#define TURNED_BODY(T, BLOCK8, STORE4, STORE1) \
     for (int ty = 0; ty < height; ty += TILE_H) { \
         int th = height - ty < TILE_H ? height - ty : TILE_H; \
         for (int tx = 0; tx < width; tx += TILE_W) { \
@@ -70,32 +94,27 @@ static inline u32x4 load_across(const uint32_t *src, ptrdiff_t across) {
             int j = 0; \
             for (; j + 4 <= th; j += 4) { \
                 const uint32_t *s = src + (ptrdiff_t)tx * along + (ptrdiff_t)(ty + j) * across; \
-                T *d0 = (T *)ROW(dst, dst_stride, ty + j) + tx; \
-                T *d1 = (T *)ROW(d0, dst_stride, 1), *d2 = (T *)ROW(d0, dst_stride, 2), *d3 = (T *)ROW(d0, dst_stride, 3); \
+                T *p[4]; /* panel rows j..j+3; d: the row each load lane goes to */ \
+                for (int m = 0; m < 4; m++) p[m] = (T *)ROW(dst, dst_stride, ty + j + m) + tx; \
+                T *d[4] = { p[across > 0 ? 0 : 3], p[across > 0 ? 1 : 2], p[across > 0 ? 2 : 1], p[across > 0 ? 3 : 0] }; \
                 int i = 0; \
                 for (; i + 8 <= tw; i += 8) { \
-                    u32x4 r0 = load_across(s, across), r1 = load_across(s + along, across); \
-                    u32x4 r2 = load_across(s + 2 * along, across), r3 = load_across(s + 3 * along, across); \
-                    u32x4 r4 = load_across(s + 4 * along, across), r5 = load_across(s + 5 * along, across); \
-                    u32x4 r6 = load_across(s + 6 * along, across), r7 = load_across(s + 7 * along, across); \
-                    u32x4 o0, o1, o2, o3, p0, p1, p2, p3; \
-                    TRANSPOSE(r0, r1, r2, r3, o0, o1, o2, o3); \
-                    TRANSPOSE(r4, r5, r6, r7, p0, p1, p2, p3); \
-                    STORE8(d0 + i, o0, p0); STORE8(d1 + i, o1, p1); \
-                    STORE8(d2 + i, o2, p2); STORE8(d3 + i, o3, p3); \
+                    u32x4 r[8]; \
+                    for (int m = 0; m < 8; m++) r[m] = load_run(s + m * along, across); \
+                    BLOCK8(d, i, r); \
                     s += 8 * along; \
                 } \
                 for (; i + 4 <= tw; i += 4) { \
-                    u32x4 r0 = load_across(s, across), r1 = load_across(s + along, across); \
-                    u32x4 r2 = load_across(s + 2 * along, across), r3 = load_across(s + 3 * along, across); \
+                    u32x4 r0 = load_run(s, across), r1 = load_run(s + along, across); \
+                    u32x4 r2 = load_run(s + 2 * along, across), r3 = load_run(s + 3 * along, across); \
                     u32x4 o0, o1, o2, o3; \
                     TRANSPOSE(r0, r1, r2, r3, o0, o1, o2, o3); \
-                    STORE4(d0 + i, o0); STORE4(d1 + i, o1); STORE4(d2 + i, o2); STORE4(d3 + i, o3); \
+                    STORE4(d[0] + i, o0); STORE4(d[1] + i, o1); STORE4(d[2] + i, o2); STORE4(d[3] + i, o3); \
                     s += 4 * along; \
                 } \
                 for (; i < tw; i++, s += along) { \
-                    STORE1(d0 + i, s[0]); STORE1(d1 + i, s[across]); \
-                    STORE1(d2 + i, s[2 * across]); STORE1(d3 + i, s[3 * across]); \
+                    STORE1(p[0] + i, s[0]); STORE1(p[1] + i, s[across]); \
+                    STORE1(p[2] + i, s[2 * across]); STORE1(p[3] + i, s[3 * across]); \
                 } \
             } \
             for (; j < th; j++) { \
@@ -114,14 +133,14 @@ static inline u32x4 load_across(const uint32_t *src, ptrdiff_t across) {
 #define INLINE static inline __attribute__((always_inline))
 INLINE void turned_xrgb8888_walk(uint32_t *dst, ptrdiff_t dst_stride, const uint32_t *src,
                                  ptrdiff_t along, ptrdiff_t across, int width, int height) {
-    TURNED_BODY(uint32_t, store8, store4, PUT32)
+    TURNED_BODY(uint32_t, BLOCK8_XRGB, store4, PUT32)
 }
 INLINE void turned_rgb565_walk(uint16_t *dst, ptrdiff_t dst_stride, const uint32_t *src,
                                ptrdiff_t along, ptrdiff_t across, int width, int height) {
-    TURNED_BODY(uint16_t, store8_565, store4_565, PUT565)
+    TURNED_BODY(uint16_t, BLOCK8_565, store4_565, PUT565)
 }
 // `across` passed as a constant, so each walk is compiled once per direction: with it a
-// runtime value, load_across tested its sign at every load and the row pointers spilled
+// runtime value, the loads tested its sign at every load and the row pointers spilled
 // (measured: turned xrgb8888 1.95x -> 1.73x memcpy at 1280x800, damaged frames 2.14x -> 1.86x).
 INLINE void turned_xrgb8888(uint32_t *dst, ptrdiff_t dst_stride, const uint32_t *src,
                             ptrdiff_t along, ptrdiff_t across, int width, int height) {
@@ -140,8 +159,8 @@ INLINE void turned_rgb565(uint16_t *dst, ptrdiff_t dst_stride, const uint32_t *s
 // is 8x8 (eight 32-byte shadow runs in, eight 32-byte panel runs out: half the loads and
 // stores, a quarter fewer shuffles), and rgb565 is packed by two multiply-adds, which
 // shift and merge the three channels in one step each (pmaddubsw: B + 64 G per 16-bit
-// lane, R alone; pmaddwd: that + 2048 R), where the portable code needs three shifts,
-// three masks and two ors. Chosen at run time (`bw_copy_select`), so one binary serves
+// lane, R alone; pmaddwd: that + 2048 R), where the portable code narrows twice, then
+// shifts twice, masks three times and ors twice. Chosen at run time (`bw_copy_select`), so one binary serves
 // machines with and without AVX2. It replaces target clones (AVX-512, AVX2) of the
 // portable code, tuned on an AVX-512 machine; on an AVX2-only one (Zen 2 class, the
 // machine of 2026-12-02) this path took turned rgb565 from 1.6-2.4x to 1.0-1.6x memcpy
@@ -158,8 +177,9 @@ typedef uint16_t u16x16 __attribute__((vector_size(32)));
 
 AVX2 u32x8 load8(const uint32_t *p) { u32x8 v; memcpy(&v, p, 32); return v; }
 
-// 16 shadow pixels -> 16 rgb565 pixels in order (the truncating conversion of to565).
-AVX2 u16x16 pack565x16(u32x8 a, u32x8 b) {
+// 16 shadow pixels -> 16 rgb565 pixels (the truncating conversion of to565) in the
+// order packusdw leaves them, per 128-bit half: a0-3 b0-3 | a4-7 b4-7.
+AVX2 u16x16 pack565x16_halves(u32x8 a, u32x8 b) {
     const i8x32 byteWeights = { 1, 64, 1, 0, 1, 64, 1, 0, 1, 64, 1, 0, 1, 64, 1, 0,
                                 1, 64, 1, 0, 1, 64, 1, 0, 1, 64, 1, 0, 1, 64, 1, 0 };
     const i16x16 laneWeights = { 1, 2048, 1, 2048, 1, 2048, 1, 2048, 1, 2048, 1, 2048, 1, 2048, 1, 2048 };
@@ -170,12 +190,13 @@ AVX2 u16x16 pack565x16(u32x8 a, u32x8 b) {
     i16x16 tb = __builtin_ia32_pmaddubsw256((i8x32)mb, byteWeights);
     i32x8 pa = __builtin_ia32_pmaddwd256(ta, laneWeights) >> 3;
     i32x8 pb = __builtin_ia32_pmaddwd256(tb, laneWeights) >> 3;
-    // packusdw works per 128-bit half: a0-3 b0-3 a4-7 b4-7, put in order by a 64-bit permute.
-    i16x16 packed = __builtin_ia32_packusdw256(pa, pb);
-    typedef int64_t i64x4 __attribute__((vector_size(32)));
-    i64x4 q = (i64x4)packed;
-    q = __builtin_shufflevector(q, q, 0, 2, 1, 3);
-    return (u16x16)q;
+    return (u16x16)__builtin_ia32_packusdw256(pa, pb);
+}
+typedef int64_t i64x4 __attribute__((vector_size(32)));
+// The same 16 pixels in order: a0-7 b0-7 (a 64-bit permute of the halves).
+AVX2 u16x16 pack565x16(u32x8 a, u32x8 b) {
+    i64x4 q = (i64x4)pack565x16_halves(a, b);
+    return (u16x16)__builtin_shufflevector(q, q, 0, 2, 1, 3);
 }
 
 
@@ -210,7 +231,7 @@ AVX2 u16x16 pack565x16(u32x8 a, u32x8 b) {
 // The turned walk in 8x8 blocks over a rectangle whose sides are multiples of 8.
 // Going against `across` (-1), a 32-byte load holds its 8 pixels backwards: the block's
 // panel rows then come out of the transpose in reverse, and are stored so (no shuffle).
-#define TURNED8_BODY(T, STORE_ROWS) \
+#define TURNED8_BODY(T, BLOCK) \
     for (int ty = 0; ty < height; ty += TILE_H) { \
         int th = height - ty < TILE_H ? height - ty : TILE_H; \
         for (int tx = 0; tx < width; tx += TILE_W) { \
@@ -219,35 +240,54 @@ AVX2 u16x16 pack565x16(u32x8 a, u32x8 b) {
                 const uint32_t *s = src + (ptrdiff_t)tx * along + (ptrdiff_t)(ty + j) * across - (across < 0 ? 7 : 0); \
                 T *d = (T *)ROW(dst, dst_stride, ty + j) + tx; \
                 for (int i = 0; i < tw; i += 8, s += 8 * along) { \
-                    u32x8 r[8], o[8]; \
+                    u32x8 r[8]; \
                     for (int m = 0; m < 8; m++) r[m] = load8(s + m * along); \
-                    TRANSPOSE8(r, o); \
-                    STORE_ROWS(d + i, o); \
+                    BLOCK(d + i, r); \
                 } \
             } \
         } \
     }
 
-#define ROWS_XRGB(p, o) do { \
-    for (int e = 0; e < 8; e++) memcpy(ROW(p, dst_stride, e), &o[across > 0 ? e : 7 - e], 32); \
+// One 8x8 block: the eight shadow runs r[m] -> eight panel rows from p (panel row e holds
+// lane e of every run; against `across` the runs hold their pixels backwards, so lane e
+// goes to panel row 7 - e).
+#define BLOCK_XRGB(p, r) do { \
+    u32x8 o[8]; \
+    TRANSPOSE8(r, o); \
+    for (int e = 0; e < 8; e++) memcpy(ROW(p, dst_stride, across > 0 ? e : 7 - e), &o[e], 32); \
 } while (0)
-#define ROWS_565(p, o) do { \
-    for (int e = 0; e < 8; e += 2) { \
-        int a = across > 0 ? e : 7 - e, b = across > 0 ? e + 1 : 6 - e; \
-        u16x16 v = pack565x16(o[a], o[b]); \
-        u16x8 lo = __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7); \
-        u16x8 hi = __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15); \
-        memcpy(ROW(p, dst_stride, e), &lo, 16); memcpy(ROW(p, dst_stride, e + 1), &hi, 16); \
+// Into rgb565 the runs are packed first, two to a register, and the block is transposed
+// as 16-bit pixels: 12 shuffles instead of 24 for 32-bit ones, and no permute after the
+// packs. P[k] holds runs 2k and 2k+1 as packusdw left them (lanes 0-3 of each | 4-7).
+#define BLOCK_565(p, r) do { \
+    u16x16 P[4]; \
+    for (int k = 0; k < 4; k++) P[k] = pack565x16_halves(r[2 * k], r[2 * k + 1]); \
+    /* runs 0,2 | 1,3 | 4,6 | 5,7 interleaved: (m, m+2) pairs for lanes 0-3 | 4-7 */ \
+    u16x16 A = __builtin_shufflevector(P[0], P[1], 0, 16, 1, 17, 2, 18, 3, 19, 8, 24, 9, 25, 10, 26, 11, 27); \
+    u16x16 B = __builtin_shufflevector(P[0], P[1], 4, 20, 5, 21, 6, 22, 7, 23, 12, 28, 13, 29, 14, 30, 15, 31); \
+    u16x16 C = __builtin_shufflevector(P[2], P[3], 0, 16, 1, 17, 2, 18, 3, 19, 8, 24, 9, 25, 10, 26, 11, 27); \
+    u16x16 D = __builtin_shufflevector(P[2], P[3], 4, 20, 5, 21, 6, 22, 7, 23, 12, 28, 13, 29, 14, 30, 15, 31); \
+    /* runs 0-3 (E, F) and 4-7 (G, H) of lanes 0,1 | 4,5 (E, G) and 2,3 | 6,7 (F, H) */ \
+    i64x4 E = (i64x4)__builtin_shufflevector(A, B, 0, 16, 1, 17, 2, 18, 3, 19, 8, 24, 9, 25, 10, 26, 11, 27); \
+    i64x4 F = (i64x4)__builtin_shufflevector(A, B, 4, 20, 5, 21, 6, 22, 7, 23, 12, 28, 13, 29, 14, 30, 15, 31); \
+    i64x4 G = (i64x4)__builtin_shufflevector(C, D, 0, 16, 1, 17, 2, 18, 3, 19, 8, 24, 9, 25, 10, 26, 11, 27); \
+    i64x4 H = (i64x4)__builtin_shufflevector(C, D, 4, 20, 5, 21, 6, 22, 7, 23, 12, 28, 13, 29, 14, 30, 15, 31); \
+    /* whole panel rows: o[q] holds lane q | lane q + 4 of all eight runs */ \
+    i64x4 o[4] = { __builtin_shufflevector(E, G, 0, 4, 2, 6), __builtin_shufflevector(E, G, 1, 5, 3, 7), \
+                   __builtin_shufflevector(F, H, 0, 4, 2, 6), __builtin_shufflevector(F, H, 1, 5, 3, 7) }; \
+    for (int q = 0; q < 4; q++) { \
+        int lo = across > 0 ? q : 7 - q, hi = across > 0 ? q + 4 : 3 - q; \
+        memcpy(ROW(p, dst_stride, lo), &o[q], 16); memcpy(ROW(p, dst_stride, hi), (char *)&o[q] + 16, 16); \
     } \
 } while (0)
 
 AVX2 void turned8_xrgb8888_walk(uint32_t *dst, ptrdiff_t dst_stride, const uint32_t *src,
                                 ptrdiff_t along, ptrdiff_t across, int width, int height) {
-    TURNED8_BODY(uint32_t, ROWS_XRGB)
+    TURNED8_BODY(uint32_t, BLOCK_XRGB)
 }
 AVX2 void turned8_rgb565_walk(uint16_t *dst, ptrdiff_t dst_stride, const uint32_t *src,
                               ptrdiff_t along, ptrdiff_t across, int width, int height) {
-    TURNED8_BODY(uint16_t, ROWS_565)
+    TURNED8_BODY(uint16_t, BLOCK_565)
 }
 #endif
 
@@ -550,8 +590,8 @@ static void upright_rgb565(uint16_t *dst, ptrdiff_t dst_stride, const uint32_t *
     for (int j = 0; j < height; j++) {
         uint16_t *d = ROW(dst, dst_stride, j);
         const uint32_t *s = src + (ptrdiff_t)j * across;
+        int i = 0;
         if (along == 1) {
-            int i = 0;
             if (stream) {
                 for (; i < width && (uintptr_t)(d + i) % 16 != 0; i++) d[i] = to565(s[i]);
                 for (; i + 8 <= width; i += 8) {
@@ -559,9 +599,19 @@ static void upright_rgb565(uint16_t *dst, ptrdiff_t dst_stride, const uint32_t *
                     NT_STORE(v, (u16x8 *)(d + i));
                 }
             }
+            // pack565 by hand: the compiler's own vectors of to565 work on 32-bit lanes.
+            for (; i + 8 <= width; i += 8) {
+                u16x8 v = pack565(load4(s + i), load4(s + i + 4));
+                memcpy(d + i, &v, 16);
+            }
             for (; i < width; i++) d[i] = to565(s[i]);
         } else {
-            for (int i = 0; i < width; i++) d[i] = to565(s[-i]);
+            for (; i + 8 <= width; i += 8) {
+                u32x4 a = load4(s - i - 3), b = load4(s - i - 7);
+                u16x8 v = pack565(__builtin_shufflevector(a, a, 3, 2, 1, 0), __builtin_shufflevector(b, b, 3, 2, 1, 0));
+                memcpy(d + i, &v, 16);
+            }
+            for (; i < width; i++) d[i] = to565(s[-i]);
         }
     }
 }
