@@ -155,17 +155,17 @@ INLINE void turned_rgb565(uint16_t *dst, ptrdiff_t dst_stride, const uint32_t *s
 
 
 // ---- x86_64 with AVX2 ---------------------------------------------------------------
-// The portable walk above moves 4x4 blocks through 16-byte registers; with AVX2 a block
-// is 8x8 (eight 32-byte shadow runs in, eight 32-byte panel runs out: half the loads and
+// The portable walk above moves 4x4 blocks through 16-byte registers; with AVX2 a block is
+// 8x8 (eight 32-byte shadow runs in, eight 32-byte panel runs out: half the loads and
 // stores, a quarter fewer shuffles), and rgb565 is packed by two multiply-adds, which
 // shift and merge the three channels in one step each (pmaddubsw: B + 64 G per 16-bit
 // lane, R alone; pmaddwd: that + 2048 R), where the portable code narrows twice, then
-// shifts twice, masks three times and ors twice. Chosen at run time (`bw_copy_select`), so one binary serves
-// machines with and without AVX2. It replaces target clones (AVX-512, AVX2) of the
-// portable code, tuned on an AVX-512 machine; on an AVX2-only one (Zen 2 class, the
-// machine of 2026-12-02) this path took turned rgb565 from 1.6-2.4x to 1.0-1.6x memcpy
-// and damaged turned frames from 2.0-3.5x to 1.3-2.3x (C harness, docs/PERFORMANCE.md).
-// Unmeasured against the AVX-512 clone on an AVX-512 CPU.
+// shifts twice, masks three times and ors twice. Chosen at run time (`bw_copy_select`), so
+// one binary serves machines with and without AVX2. It replaces target clones (AVX-512,
+// AVX2) of the portable code, tuned on an AVX-512 machine; on an AVX2-only one (Zen 2
+// class, the machine of 2026-12-02) this path took turned rgb565 from 1.6-2.4x to 1.0-1.6x
+// memcpy and damaged turned frames from 2.0-3.5x to 1.3-2.3x (C harness,
+// docs/PERFORMANCE.md). Unmeasured against the AVX-512 clone on an AVX-512 CPU.
 #if defined(__x86_64__) && defined(__clang__)
 #define HAVE_AVX2_PATH 1
 #define AVX2 static inline __attribute__((target("avx2"), always_inline))
@@ -259,19 +259,18 @@ AVX2 u16x16 pack565x16(u32x8 a, u32x8 b) {
 // Into rgb565 the runs are packed first, two to a register, and the block is transposed
 // as 16-bit pixels: 12 shuffles instead of 24 for 32-bit ones, and no permute after the
 // packs. P[k] holds runs 2k and 2k+1 as packusdw left them (lanes 0-3 of each | 4-7).
+// punpcklwd / punpckhwd: the low / high four 16-bit lanes of a and b interleaved, per 128-bit half.
+#define ZIP16X16_LO(a, b) __builtin_shufflevector(a, b, 0, 16, 1, 17, 2, 18, 3, 19, 8, 24, 9, 25, 10, 26, 11, 27)
+#define ZIP16X16_HI(a, b) __builtin_shufflevector(a, b, 4, 20, 5, 21, 6, 22, 7, 23, 12, 28, 13, 29, 14, 30, 15, 31)
 #define BLOCK_565(p, r) do { \
     u16x16 P[4]; \
     for (int k = 0; k < 4; k++) P[k] = pack565x16_halves(r[2 * k], r[2 * k + 1]); \
     /* runs 0,2 | 1,3 | 4,6 | 5,7 interleaved: (m, m+2) pairs for lanes 0-3 | 4-7 */ \
-    u16x16 A = __builtin_shufflevector(P[0], P[1], 0, 16, 1, 17, 2, 18, 3, 19, 8, 24, 9, 25, 10, 26, 11, 27); \
-    u16x16 B = __builtin_shufflevector(P[0], P[1], 4, 20, 5, 21, 6, 22, 7, 23, 12, 28, 13, 29, 14, 30, 15, 31); \
-    u16x16 C = __builtin_shufflevector(P[2], P[3], 0, 16, 1, 17, 2, 18, 3, 19, 8, 24, 9, 25, 10, 26, 11, 27); \
-    u16x16 D = __builtin_shufflevector(P[2], P[3], 4, 20, 5, 21, 6, 22, 7, 23, 12, 28, 13, 29, 14, 30, 15, 31); \
+    u16x16 A = ZIP16X16_LO(P[0], P[1]), B = ZIP16X16_HI(P[0], P[1]); \
+    u16x16 C = ZIP16X16_LO(P[2], P[3]), D = ZIP16X16_HI(P[2], P[3]); \
     /* runs 0-3 (E, F) and 4-7 (G, H) of lanes 0,1 | 4,5 (E, G) and 2,3 | 6,7 (F, H) */ \
-    i64x4 E = (i64x4)__builtin_shufflevector(A, B, 0, 16, 1, 17, 2, 18, 3, 19, 8, 24, 9, 25, 10, 26, 11, 27); \
-    i64x4 F = (i64x4)__builtin_shufflevector(A, B, 4, 20, 5, 21, 6, 22, 7, 23, 12, 28, 13, 29, 14, 30, 15, 31); \
-    i64x4 G = (i64x4)__builtin_shufflevector(C, D, 0, 16, 1, 17, 2, 18, 3, 19, 8, 24, 9, 25, 10, 26, 11, 27); \
-    i64x4 H = (i64x4)__builtin_shufflevector(C, D, 4, 20, 5, 21, 6, 22, 7, 23, 12, 28, 13, 29, 14, 30, 15, 31); \
+    i64x4 E = (i64x4)ZIP16X16_LO(A, B), F = (i64x4)ZIP16X16_HI(A, B); \
+    i64x4 G = (i64x4)ZIP16X16_LO(C, D), H = (i64x4)ZIP16X16_HI(C, D); \
     /* whole panel rows: o[q] holds lane q | lane q + 4 of all eight runs */ \
     i64x4 o[4] = { __builtin_shufflevector(E, G, 0, 4, 2, 6), __builtin_shufflevector(E, G, 1, 5, 3, 7), \
                    __builtin_shufflevector(F, H, 0, 4, 2, 6), __builtin_shufflevector(F, H, 1, 5, 3, 7) }; \
