@@ -121,11 +121,11 @@ final class ScaledImages {
         let m00, m11, tx, ty: pixman_fixed_t
         let width, height: Int
     }
-    /// A copy asked for once (by identity: not holding the image): it is made at the second
-    /// asking, so a sprite gliding by fractions of a pixel (a new shape every frame) never
-    /// pays for one. An identity passed on to a new image at most makes one copy early.
+    /// A copy asked for once (by the image's serial: not holding the image): it is made at
+    /// the second asking, so a sprite gliding by fractions of a pixel (a new shape every
+    /// frame) never pays for one.
     struct Seen: Hashable {
-        let image: ObjectIdentifier
+        let image: Int
         let shape: Shape
     }
 
@@ -143,7 +143,7 @@ final class ScaledImages {
         let shape = Shape(m00: t.matrix.0.0, m11: t.matrix.1.1, tx: t.matrix.0.2, ty: t.matrix.1.2,
                           width: width, height: height)
         return kept.surface(Key(image: image, shape: shape)) {
-            let seen = Seen(image: ObjectIdentifier(image), shape: shape)
+            let seen = Seen(image: image.serial, shape: shape)
             if seenOnce.insert(seen).inserted {
                 if seenOnce.count > 4096 { seenOnce.removeAll(keepingCapacity: true) }
                 return nil

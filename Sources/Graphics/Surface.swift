@@ -42,6 +42,9 @@ public final class Surface {
     public let stride: Int
     public let pixels: UnsafeMutableRawPointer
     let image: OpaquePointer
+    /// Which surface this is, never given to another (an object's address is, once it is
+    /// freed): caches that must not hold a surface remember it by this.
+    let serial = Surface.made.add(1, ordering: .relaxed).newValue
     private let ownsPixels: Bool
     private let isMapped: Bool
     /// Surfaces of this many bytes and more own an mmap of their own (a 128x128 picture).
@@ -107,6 +110,8 @@ public final class Surface {
             Surface.liveBytes.subtract(stride * height, ordering: .relaxed)
         }
     }
+
+    private static let made = Atomic<Int>(0)
 
     // The soak's memory report: how many pixel buffers are alive and how big, so growth
     // can be told apart from caches, scenes and the allocator. Atomic: tests draw from

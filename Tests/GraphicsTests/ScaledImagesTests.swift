@@ -40,11 +40,6 @@ final class ScaledImagesTests: XCTestCase {
 
     func testDrawnAgainIsTheSameBytes() {
         let image = sprite()
-        var unseen: [Surface] = []  // kept alive: an identity passed on would count a copy early
-        func fresh(_ image: Surface) -> Surface {
-            unseen.append(self.fresh(image))
-            return unseen[unseen.count - 1]
-        }
         let clips: [PixelRect?] = [nil, PixelRect(31, 22, 40, 33)]
         for scale in [1.0, 1.6, 2.25] {
             for rect in [Rect(10, 10, 52, 41), Rect(10.3, 17.55, 30, 60), Rect(33.7, 4.25, 18.2, 14.6)] {
@@ -82,6 +77,18 @@ final class ScaledImagesTests: XCTestCase {
         // Whole-pixel steps at scale 1 keep one position within a pixel: one copy for all.
         for i in 0..<5 { draw(image, into: s, scale: 1, rect: Rect(10 + Double(i) * 3, 20, 52, 41), alpha: 1, clip: nil) }
         XCTAssertEqual(ScaledImages.shared.made, before + 1)
+    }
+
+    /// A new image drawn once makes no copy, even where the allocator hands it a freed
+    /// image's address and it is drawn at that image's size and position.
+    func testANewImageIsNotTakenForAFreedOne() {
+        let s = target()
+        let before = ScaledImages.shared.made
+        for _ in 0..<20 {
+            let image = sprite()
+            draw(image, into: s, scale: 1.6, rect: Rect(10, 20, 52, 41), alpha: 1, clip: nil)
+        }
+        XCTAssertEqual(ScaledImages.shared.made, before)
     }
 
     func testUnscaledAndTurnedAreNotCopied() {
