@@ -93,7 +93,9 @@ final class FaultTests: XCTestCase {
             usleep(2000)
         }
         XCTAssertGreaterThanOrEqual(second.framesWritten, 256 * 20, "the device came back and plays again")
-        XCTAssertLessThan(slowest, 0.005, "a play call never blocks (slowest \(slowest) s over \(taps) taps)")
+        // A call that waited on the audio thread would wait out the device's 0.3 s stall;
+        // 0.1 s leaves room for a busy 2-core machine's scheduler (the music synth runs too).
+        XCTAssertLessThan(slowest, 0.1, "a play call never blocks (slowest \(slowest) s over \(taps) taps)")
         XCTAssertEqual(first.recovered, [-EPIPE, -ESTRPIPE])
         XCTAssertEqual(sink.recoveries, 2)
         XCTAssertEqual(sink.deviceLosses, 1)
