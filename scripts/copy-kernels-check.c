@@ -89,7 +89,7 @@ int main(void) {
                     for (size_t r = 0; r < sizeof rects / sizeof rects[0]; r++) {
                         int x0 = rects[r][0], y0 = rects[r][1], w = rects[r][2], h = rects[r][3];
                         if (w <= 0 || h <= 0 || x0 + w > pw || y0 + h > ph) continue;
-                        // Both ways: big copies streamed out (turned ones through the
+                        // Both ways: big copies streamed out (turned ones by the line walks or the
                         // strip) and with plain stores (which a frame gets depends on the cache).
                         for (int stream = 0; stream < 2; stream++) {
                             bw_copy_stream(stream ? BW_STREAM_BIG_COPIES : BW_STREAM_NEVER);
