@@ -60,6 +60,14 @@ static int check(const uint32_t *src, int sw, int sh, int rotation, int rgb565, 
                 break;
             }
         }
+        // the row's padding up to the pitch is outside every rectangle too
+        for (size_t b = (size_t)pw * bpp; b < pitch && ok; b++)
+            if (panel[(size_t)j * pitch + b] != GUARD) {
+                printf("FAIL %dx%d rotation %d %s pitch +%zu start +%zu rect %d,%d %dx%d: row %d's padding byte %zu written\n",
+                       sw, sh, rotation * 90, rgb565 ? "rgb565" : "xrgb8888", pitch_extra, start_offset,
+                       x0, y0, w, h, j, b);
+                ok = 0;
+            }
     }
     free(memory);
     return ok;
@@ -81,9 +89,10 @@ int main(void) {
         for (int rotation = 0; rotation < 4; rotation++) {
             int pw = rotation % 2 ? sh : sw, ph = rotation % 2 ? sw : sh;
             // Whole frame; a big rectangle one pixel in (off the grid: streamed, with a head);
-            // a small one; the last column and the last row.
-            int rects[][4] = { {0, 0, pw, ph}, {1, 1, pw - 2, ph - 2}, {pw / 3, ph / 3, 9, 7},
-                               {pw - 1, 0, 1, ph}, {0, ph - 1, pw, 1} };
+            // one 8 pixels in, on the 16-byte grid and short of the right edge (streamed
+            // turned ones end in a short pass); a small one; the last column and the last row.
+            int rects[][4] = { {0, 0, pw, ph}, {1, 1, pw - 2, ph - 2}, {8, 1, pw - 17, ph - 3},
+                               {pw / 3, ph / 3, 9, 7}, {pw - 1, 0, 1, ph}, {0, ph - 1, pw, 1} };
             for (int rgb565 = 0; rgb565 < 2; rgb565++) {
                 for (size_t p = 0; p < sizeof pitches / sizeof pitches[0]; p++) {
                     for (size_t r = 0; r < sizeof rects / sizeof rects[0]; r++) {

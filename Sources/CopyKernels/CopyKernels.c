@@ -314,18 +314,22 @@ typedef struct { u32x8 lo, hi; } line64;
 // Bytes 16-47 of `a` followed by `b`: a's upper half, then b's lower half.
 AVX2 u32x8 middle32(u32x8 a, u32x8 b) { return __builtin_shufflevector(a, b, 4, 5, 6, 7, 8, 9, 10, 11); }
 
-// A pass's 64 bytes `v` for the panel row at `d` (16-byte aligned). `kept`: that row's
-// bytes of the pass before. The first pass writes what precedes the row's first line
-// boundary with plain stores (the line is not all ours), the last what follows its last.
-AVX2 void put_line(char *d, line64 v, line64 *kept, int first, int last) {
+// A pass's `n` bytes `v` (64, or 16-48 in a last, short pass) for the panel row at `d`
+// (16-byte aligned). `kept`: that row's bytes of the pass before, not yet written when the
+// row's lines start mid-pass. Lines all ours are written whole by non-temporal stores; the
+// rest (before the row's first line boundary, after its last) with plain ones.
+AVX2 void put_line(char *d, line64 v, int n, line64 *kept, int first, int last) {
     int phase = (int)((uintptr_t)d % 64);  // bytes of the line that starts before d
-    if (phase == 0) {
+    if (phase == 0 && n == 64) {
         __builtin_nontemporal_store(v.lo, (u32x8 *)d);
         __builtin_nontemporal_store(v.hi, (u32x8 *)(d + 32));
         return;
     }
-    if (first) {
-        memcpy(d, &v, 64);
+    if (phase == 0 || first) {
+        memcpy(d, &v, (size_t)n);
+    } else if (phase + n < 64) {  // a short last pass that does not reach the line's end
+        memcpy(d - phase, (char *)kept + 64 - phase, (size_t)phase);
+        memcpy(d, &v, (size_t)n);
     } else {
         // the line from d - phase: kept's last `phase` bytes, then v's first 64 - phase
         line64 k = *kept;
@@ -333,37 +337,43 @@ AVX2 void put_line(char *d, line64 v, line64 *kept, int first, int last) {
         u32x8 b = phase == 16 ? middle32(v.lo, v.hi) : phase == 32 ? v.lo : middle32(k.hi, v.lo);
         __builtin_nontemporal_store(a, (u32x8 *)(d - phase));
         __builtin_nontemporal_store(b, (u32x8 *)(d - phase + 32));
-        if (last) memcpy(d + 64 - phase, (char *)&v + 64 - phase, (size_t)phase);
+        if (last) memcpy(d + 64 - phase, (char *)&v + 64 - phase, (size_t)(n + phase - 64));
     }
-    *kept = v;
+    if (!last) *kept = v;
 }
 
-// The walks over a rectangle `passes` x 64 panel bytes wide and a multiple of 8 rows high;
-// `kept` has a line64 per panel row.
+// The walks over a rectangle `groups` x 8 panel pixels wide and a multiple of 8 rows high,
+// a pass 64 bytes of each panel row (the last maybe fewer); `kept` has a line64 per row.
 AVX2 void lines_xrgb8888_walk(uint32_t *dst, ptrdiff_t dst_stride, const uint32_t *src, ptrdiff_t along,
-                              ptrdiff_t across, int passes, int height, line64 *kept) {
-    for (int k = 0; k < passes; k++) {
+                              ptrdiff_t across, int groups, int height, line64 *kept) {
+    for (int k = 0; 2 * k < groups; k++) {
+        int n = groups - 2 * k >= 2 ? 64 : 32, last = 2 * k + 2 >= groups;
         for (int j = 0; j < height; j += 8) {
             const uint32_t *s = src + (ptrdiff_t)k * 16 * along + (ptrdiff_t)j * across - (across < 0 ? 7 : 0);
-            u32x8 r[8], q[8], o[8], p[8];
+            u32x8 r[8], o[8], p[8];
             for (int m = 0; m < 8; m++) r[m] = load8(s + m * along);
-            for (int m = 0; m < 8; m++) q[m] = load8(s + (m + 8) * along);
             TRANSPOSE8(r, o);
-            TRANSPOSE8(q, p);
+            if (n == 64) {
+                for (int m = 0; m < 8; m++) r[m] = load8(s + (m + 8) * along);
+                TRANSPOSE8(r, p);
+            } else {
+                for (int e = 0; e < 8; e++) p[e] = o[e];  // not written
+            }
             for (int e = 0; e < 8; e++) {
                 int row = j + (across > 0 ? e : 7 - e);
-                put_line((char *)ROW(dst, dst_stride, row) + k * 64, (line64){ o[e], p[e] }, kept + row, k == 0, k == passes - 1);
+                put_line((char *)ROW(dst, dst_stride, row) + k * 64, (line64){ o[e], p[e] }, n, kept + row, k == 0, last);
             }
         }
     }
 }
 AVX2 void lines_rgb565_walk(uint16_t *dst, ptrdiff_t dst_stride, const uint32_t *src, ptrdiff_t along,
-                            ptrdiff_t across, int passes, int height, line64 *kept) {
-    for (int k = 0; k < passes; k++) {
+                            ptrdiff_t across, int groups, int height, line64 *kept) {
+    for (int k = 0; 4 * k < groups; k++) {
+        int blocks = groups - 4 * k >= 4 ? 4 : groups - 4 * k, last = 4 * k + 4 >= groups;
         for (int j = 0; j < height; j += 8) {
             const uint32_t *s = src + (ptrdiff_t)k * 32 * along + (ptrdiff_t)j * across - (across < 0 ? 7 : 0);
-            i64x4 o[4][4];  // o[b][q]: block b's rows q | q + 4 (transpose565)
-            for (int b = 0; b < 4; b++) {
+            i64x4 o[4][4] = { 0 };  // o[b][q]: block b's rows q | q + 4 (transpose565)
+            for (int b = 0; b < blocks; b++) {
                 u32x8 r[8];
                 for (int m = 0; m < 8; m++) r[m] = load8(s + (8 * b + m) * along);
                 transpose565(r, o[b]);
@@ -374,8 +384,8 @@ AVX2 void lines_rgb565_walk(uint16_t *dst, ptrdiff_t dst_stride, const uint32_t 
                 line64 b = { (u32x8)__builtin_shufflevector(o[0][q], o[1][q], 2, 3, 6, 7),
                              (u32x8)__builtin_shufflevector(o[2][q], o[3][q], 2, 3, 6, 7) };
                 int ra = j + (across > 0 ? q : 7 - q), rb = j + (across > 0 ? q + 4 : 3 - q);
-                put_line((char *)ROW(dst, dst_stride, ra) + k * 64, a, kept + ra, k == 0, k == passes - 1);
-                put_line((char *)ROW(dst, dst_stride, rb) + k * 64, b, kept + rb, k == 0, k == passes - 1);
+                put_line((char *)ROW(dst, dst_stride, ra) + k * 64, a, 16 * blocks, kept + ra, k == 0, last);
+                put_line((char *)ROW(dst, dst_stride, rb) + k * 64, b, 16 * blocks, kept + rb, k == 0, last);
             }
         }
     }
@@ -406,27 +416,26 @@ AVX2_FN void turned_rgb565_avx2(uint16_t *dst, ptrdiff_t dst_stride, const uint3
     TURNED_AVX2(turned8_rgb565_walk, turned_rgb565, uint16_t);
 }
 // A streamed turned copy by the line walks (above), the rest of the rectangle (its last
-// columns short of a pass, its last rows short of 8) by the plain walk. Returns 0, having
+// columns short of 8, its last rows short of 8) by the plain walk. Returns 0, having
 // written nothing, where they cannot go: rows off the 16-byte grid, a rectangle narrower
-// than one pass or lower than 8 rows, or no memory for the kept bytes.
+// or lower than 8 pixels, or no memory for the kept bytes.
 AVX2_FN int lines_turned_avx2(void *dst, ptrdiff_t dst_stride, const uint32_t *src, ptrdiff_t along,
                               ptrdiff_t across, int width, int height, int bytes_per_pixel) {
-    int pass_pixels = 64 / bytes_per_pixel, passes = width / pass_pixels, h8 = height & ~7;
-    if (passes == 0 || h8 == 0 || ((uintptr_t)dst | (uintptr_t)dst_stride) % 16 != 0) return 0;
+    int groups = width / 8, w8 = width & ~7, h8 = height & ~7;
+    if (groups == 0 || h8 == 0 || ((uintptr_t)dst | (uintptr_t)dst_stride) % 16 != 0) return 0;
     line64 *kept = aligned_alloc(64, sizeof(line64) * (size_t)h8);
     if (!kept) return 0;
-    int wl = passes * pass_pixels;
-    char *rest_right = (char *)dst + (size_t)wl * (size_t)bytes_per_pixel, *rest_below = ROW(dst, dst_stride, h8);
+    char *rest_right = (char *)dst + (size_t)w8 * (size_t)bytes_per_pixel, *rest_below = ROW(dst, dst_stride, h8);
     if (bytes_per_pixel == 4) {
-        if (across > 0) lines_xrgb8888_walk(dst, dst_stride, src, along, 1, passes, h8, kept);
-        else lines_xrgb8888_walk(dst, dst_stride, src, along, -1, passes, h8, kept);
-        if (wl < width) turned_xrgb8888_avx2((uint32_t *)rest_right, dst_stride, src + wl * along, along, across, width - wl, height);
-        if (h8 < height) turned_xrgb8888_avx2((uint32_t *)rest_below, dst_stride, src + h8 * across, along, across, wl, height - h8);
+        if (across > 0) lines_xrgb8888_walk(dst, dst_stride, src, along, 1, groups, h8, kept);
+        else lines_xrgb8888_walk(dst, dst_stride, src, along, -1, groups, h8, kept);
+        if (w8 < width) turned_xrgb8888((uint32_t *)rest_right, dst_stride, src + w8 * along, along, across, width - w8, height);
+        if (h8 < height) turned_xrgb8888_avx2((uint32_t *)rest_below, dst_stride, src + h8 * across, along, across, w8, height - h8);
     } else {
-        if (across > 0) lines_rgb565_walk(dst, dst_stride, src, along, 1, passes, h8, kept);
-        else lines_rgb565_walk(dst, dst_stride, src, along, -1, passes, h8, kept);
-        if (wl < width) turned_rgb565_avx2((uint16_t *)rest_right, dst_stride, src + wl * along, along, across, width - wl, height);
-        if (h8 < height) turned_rgb565_avx2((uint16_t *)rest_below, dst_stride, src + h8 * across, along, across, wl, height - h8);
+        if (across > 0) lines_rgb565_walk(dst, dst_stride, src, along, 1, groups, h8, kept);
+        else lines_rgb565_walk(dst, dst_stride, src, along, -1, groups, h8, kept);
+        if (w8 < width) turned_rgb565((uint16_t *)rest_right, dst_stride, src + w8 * along, along, across, width - w8, height);
+        if (h8 < height) turned_rgb565_avx2((uint16_t *)rest_below, dst_stride, src + h8 * across, along, across, w8, height - h8);
     }
     free(kept);
     return 1;
