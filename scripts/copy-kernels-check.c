@@ -1,7 +1,7 @@
 // The copy-out kernels against a per-pixel reference, as a plain C program: built for
 // arm64 and run under qemu-user by scripts/arm64-kernels-check.sh, it checks the NEON
-// path every Pi runs (the Swift tests, Tests/DisplayTests/CopyKernelTests, run the x86
-// paths). Every rotation and both formats, whole frames and rectangles at the edges and
+// path every Pi runs; built for x86_64 it checks the portable path there and AVX2 (as do
+// the Swift tests, Tests/DisplayTests/CopyKernelTests). Every rotation and both formats, whole frames and rectangles at the edges and
 // off the 16-byte grid, scan-out pitches and starts off the grid; the bytes around each
 // rectangle must survive. Prints one line per failure and a summary; exits 1 on failure.
 #include "CopyKernels.h"
@@ -73,14 +73,14 @@ static int check(const uint32_t *src, int sw, int sh, int rotation, int rgb565, 
     return ok;
 }
 
-int main(void) {
+// Every check on one kernel path; adds to `checks` and `failures`.
+static void check_path(int *checks, int *failures) {
     static const int sizes[][2] = { {1, 1}, {7, 13}, {333, 517}, {1366, 768}, {1280, 800}, {1920, 1080} };
     static const size_t pitches[][2] = { {0, 0}, {4, 0}, {16, 4}, {32, 16}, {48, 0} };  // extra bytes, start offset
-    int checks = 0, failures = 0;
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         int sw = sizes[s][0], sh = sizes[s][1];
         uint32_t *src = malloc((size_t)sw * sh * 4);
-        if (!src) return 1;
+        if (!src) { printf("out of memory\n"); (*failures)++; return; }
         for (size_t i = 0; i < (size_t)sw * sh; i++) {  // every pixel its own value, junk in the top byte
             uint32_t v = (uint32_t)i * 2654435761u;
             v ^= v >> 15;
@@ -98,12 +98,12 @@ int main(void) {
                     for (size_t r = 0; r < sizeof rects / sizeof rects[0]; r++) {
                         int x0 = rects[r][0], y0 = rects[r][1], w = rects[r][2], h = rects[r][3];
                         if (w <= 0 || h <= 0 || x0 + w > pw || y0 + h > ph) continue;
-                        // Both ways: big copies streamed out (turned ones by the line walks or the
-                        // strip) and with plain stores (which a frame gets depends on the cache).
+                        // Both ways: big copies streamed out (turned ones by the line walks)
+                        // and with plain stores (which a frame gets depends on the cache).
                         for (int stream = 0; stream < 2; stream++) {
                             bw_copy_stream(stream ? BW_STREAM_BIG_COPIES : BW_STREAM_NEVER);
-                            checks++;
-                            failures += !check(src, sw, sh, rotation, rgb565, pitches[p][0], pitches[p][1], x0, y0, w, h);
+                            (*checks)++;
+                            *failures += !check(src, sw, sh, rotation, rgb565, pitches[p][0], pitches[p][1], x0, y0, w, h);
                         }
                     }
                 }
@@ -111,6 +111,16 @@ int main(void) {
         }
         free(src);
     }
-    printf("copy kernels: %d checks, %d failed\n", checks, failures);
+}
+
+int main(void) {
+    // each path this CPU has: the portable one (NEON on arm64, SSE2 on x86_64), AVX2
+    int checks = 0, failures = 0, paths = 0;
+    for (int path = BW_COPY_PORTABLE; path <= BW_COPY_AVX2; path++) {
+        if (bw_copy_select(path) != 1) continue;
+        paths++;
+        check_path(&checks, &failures);
+    }
+    printf("copy kernels: %d paths, %d checks, %d failed\n", paths, checks, failures);
     return failures ? 1 : 0;
 }

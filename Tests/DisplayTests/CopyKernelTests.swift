@@ -10,9 +10,8 @@ import ScreenGeometry
 /// path this CPU has (the portable one, and AVX2 where present).
 final class CopyKernelTests: XCTestCase {
     /// Runs `body` once per kernel path this machine can run, with big copies streamed out
-    /// (turned ones by the line walks on AVX2, through the staging strip on the portable
-    /// path) and with none streamed (which of the two a frame gets depends on this
-    /// machine's cache), then goes back to the defaults.
+    /// (turned ones by the line walks) and with none streamed (which of the two a frame
+    /// gets depends on this machine's cache), then goes back to the defaults.
     func onEveryPath(_ body: (String) throws -> Void) rethrows {
         defer {
             _ = bw_copy_select(Int32(BW_COPY_BEST))
