@@ -1,9 +1,9 @@
 // The copy-out kernels against a per-pixel reference, as a plain C program: built for
 // arm64 and run under qemu-user by scripts/arm64-kernels-check.sh, it checks the NEON
-// path every Pi runs; built for x86_64 it checks the portable path there and AVX2 (as do
-// the Swift tests, Tests/DisplayTests/CopyKernelTests). Every rotation and both formats, whole frames and rectangles at the edges and
-// off the 16-byte grid, scan-out pitches and starts off the grid; the bytes around each
-// rectangle must survive. Prints one line per failure and a summary; exits 1 on failure.
+// path every Pi runs; built for x86_64 (make unit-test) it checks the portable path there
+// and AVX2, as Tests/DisplayTests/CopyKernelTests does. Every rotation and both formats,
+// whole frames and rectangles at the edges and off the 16-byte grid, scan-out pitches and
+// starts off the grid; the bytes around each rectangle and each row's padding must survive. Prints one line per failure and a summary; exits 1 on failure.
 #include "CopyKernels.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,8 +89,8 @@ static void check_path(int *checks, int *failures) {
         for (int rotation = 0; rotation < 4; rotation++) {
             int pw = rotation % 2 ? sh : sw, ph = rotation % 2 ? sw : sh;
             // Whole frame; a big rectangle one pixel in (off the grid: streamed, with a head);
-            // one 8 pixels in, on the 16-byte grid and short of the right edge (streamed
-            // turned ones end in a short pass); a small one; the last column and the last row.
+            // one 8 pixels in, on the 16-byte grid and short of the right edge; a small one;
+            // the last column and the last row.
             int rects[][4] = { {0, 0, pw, ph}, {1, 1, pw - 2, ph - 2}, {8, 1, pw - 17, ph - 3},
                                {pw / 3, ph / 3, 9, 7}, {pw - 1, 0, 1, ph}, {0, ph - 1, pw, 1} };
             for (int rgb565 = 0; rgb565 < 2; rgb565++) {
@@ -98,7 +98,7 @@ static void check_path(int *checks, int *failures) {
                     for (size_t r = 0; r < sizeof rects / sizeof rects[0]; r++) {
                         int x0 = rects[r][0], y0 = rects[r][1], w = rects[r][2], h = rects[r][3];
                         if (w <= 0 || h <= 0 || x0 + w > pw || y0 + h > ph) continue;
-                        // Both ways: big copies streamed out (turned ones by the line walks)
+                        // Both ways: big copies streamed out (turned ones through the strip)
                         // and with plain stores (which a frame gets depends on the cache).
                         for (int stream = 0; stream < 2; stream++) {
                             bw_copy_stream(stream ? BW_STREAM_BIG_COPIES : BW_STREAM_NEVER);

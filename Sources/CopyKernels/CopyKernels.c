@@ -18,6 +18,9 @@ enum { TILE_W = 32, TILE_H = 64 };
 
 typedef uint32_t u32x4 __attribute__((vector_size(16)));
 typedef uint32_t u32x8 __attribute__((vector_size(32)));
+// 32-byte vectors at 16-byte boundaries, for non-temporal stores of 32 bytes
+typedef uint32_t u32x8_a16 __attribute__((vector_size(32), aligned(16)));
+typedef uint16_t u16x16_a16 __attribute__((vector_size(32), aligned(16)));
 typedef uint16_t u16x4 __attribute__((vector_size(8)));
 typedef uint16_t u16x8 __attribute__((vector_size(16)));
 
@@ -70,23 +73,18 @@ static inline u32x4 load_run(const uint32_t *src, ptrdiff_t across) { return loa
     store8(d[0] + i, o0, p0); store8(d[1] + i, o1, p1); store8(d[2] + i, o2, p2); store8(d[3] + i, o3, p3); \
 } while (0)
 // Into rgb565 the runs are packed first, two to a register (q[k]: runs 2k, 2k+1), and
-// transposed as 16-bit pixels: half the registers to shuffle. o[k]: the 8 pixels of panel
-// row d[k].
+// transposed as 16-bit pixels: half the registers to shuffle.
 typedef uint64_t u64x2 __attribute__((vector_size(16)));
 #define ZIP16_LO(a, b) __builtin_shufflevector(a, b, 0, 8, 1, 9, 2, 10, 3, 11)
 #define ZIP16_HI(a, b) __builtin_shufflevector(a, b, 4, 12, 5, 13, 6, 14, 7, 15)
-static inline void transpose565x4(const u32x4 *r, u64x2 *o) {
-    u16x8 q0 = pack565(r[0], r[1]), q1 = pack565(r[2], r[3]), q2 = pack565(r[4], r[5]), q3 = pack565(r[6], r[7]);
-    u16x8 a = ZIP16_LO(q0, q1), b = ZIP16_HI(q0, q1), c = ZIP16_LO(q2, q3), e = ZIP16_HI(q2, q3);
-    // lanes 0, 1 (f) and 2, 3 (g) of runs 0-3; h, k the same of runs 4-7
-    u64x2 f = (u64x2)ZIP16_LO(a, b), g = (u64x2)ZIP16_HI(a, b), h = (u64x2)ZIP16_LO(c, e), k = (u64x2)ZIP16_HI(c, e);
-    o[0] = __builtin_shufflevector(f, h, 0, 2); o[1] = __builtin_shufflevector(f, h, 1, 3);
-    o[2] = __builtin_shufflevector(g, k, 0, 2); o[3] = __builtin_shufflevector(g, k, 1, 3);
-}
 #define BLOCK8_565(d, i, r) do { \
-    u64x2 o[4]; \
-    transpose565x4(r, o); \
-    for (int k = 0; k < 4; k++) memcpy(d[k] + i, &o[k], 16); \
+    u16x8 q0 = pack565(r[0], r[1]), q1 = pack565(r[2], r[3]), q2 = pack565(r[4], r[5]), q3 = pack565(r[6], r[7]); \
+    u16x8 a = ZIP16_LO(q0, q1), b = ZIP16_HI(q0, q1), c = ZIP16_LO(q2, q3), e = ZIP16_HI(q2, q3); \
+    /* lanes 0, 1 (f) and 2, 3 (g) of runs 0-3; h, k the same of runs 4-7 */ \
+    u64x2 f = (u64x2)ZIP16_LO(a, b), g = (u64x2)ZIP16_HI(a, b), h = (u64x2)ZIP16_LO(c, e), k = (u64x2)ZIP16_HI(c, e); \
+    u64x2 o0 = __builtin_shufflevector(f, h, 0, 2), o1 = __builtin_shufflevector(f, h, 1, 3); \
+    u64x2 o2 = __builtin_shufflevector(g, k, 0, 2), o3 = __builtin_shufflevector(g, k, 1, 3); \
+    memcpy(d[0] + i, &o0, 16); memcpy(d[1] + i, &o1, 16); memcpy(d[2] + i, &o2, 16); memcpy(d[3] + i, &o3, 16); \
 } while (0)
 
 // One kernel body for both formats: BLOCK8 writes 8 pixels of 4 panel rows, STORE4 a
@@ -158,115 +156,6 @@ INLINE void turned_rgb565(uint16_t *dst, ptrdiff_t dst_stride, const uint32_t *s
     else turned_rgb565_walk(dst, dst_stride, src, along, -1, width, height);
 }
 
-
-// ---- streamed turned frames: whole lines, shadow rows read front to back -------------
-// The walks above read a shadow column at a time: one 64-byte line in each of a thousand
-// shadow rows (a page each), which no hardware prefetcher follows, so a big frame waits on
-// memory line by line. For frames written with non-temporal stores (`streamed`, below)
-// these walks turn that round: a pass reads the same stretch of a few shadow rows (16 runs
-// into xrgb8888, 32 into rgb565: 64 panel bytes), front to back as prefetchers like, and
-// writes 64 bytes to every panel row, each 64-byte line whole by non-temporal stores in a
-// row (MOVNTDQ on x86_64, STNP on aarch64), which fetch no line and leave none half
-// written. A row whose lines start mid-pass (as a 4320-byte pitch, vc4's for 1080 pixels,
-// leaves every other row) writes the line the pass before began and keeps its own last
-// bytes for the next. Measured here (Zen 4), 1920x1080 turned 90 / 270 at a 4320-byte
-// pitch, a C harness timing the copy and a memcpy of the shadow rows in turns as the bench
-// does, the fastest of 90 rounds, 3 processes alternating with the staging strip these
-// replace (16 panel rows turned into an L2 buffer, each then streamed out): AVX2
-// xrgb8888 0.39-0.42 ms against 0.49-0.54 (1.73-1.95x memcpy against 2.12-2.46), rgb565
-// 0.37-0.38 against 0.39-0.45 (1.67-1.81x against 1.91-2.09). Without the kept bytes
-// (every other row's lines written in two halves a pass apart): 4.8-5.6x memcpy.
-#if defined(__has_builtin)
-#if __has_builtin(__builtin_nontemporal_store)
-#define NT_STORE(v, p) __builtin_nontemporal_store(v, p)
-#endif
-#endif
-#ifndef NT_STORE
-#define NT_STORE(v, p) memcpy(p, &(v), sizeof(v))
-#endif
-
-typedef struct { u32x4 q[4]; } line64;  // 64 bytes of a panel row, four 16-byte chunks
-
-// 32 bytes at `p` (32-byte aligned) by non-temporal stores, as one 32-byte vector: on
-// aarch64 one STNP of two q registers, where each 16-byte vector alone is split into two
-// 8-byte halves first (two moves, two STNPs); one VMOVNTDQ with AVX2, two MOVNTDQ without.
-INLINE void nt_store32(char *p, u32x4 a, u32x4 b) {
-    u32x8 v = __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7);
-    NT_STORE(v, (u32x8 *)p);
-}
-
-// A pass's `n` chunks `v` (4, or 1-3 in a last, short pass) for the panel row at `d`
-// (16-byte aligned). `kept`: the row's chunks of the pass before, not yet written where
-// the row's lines start mid-pass. Lines all ours are written whole by non-temporal stores;
-// the rest (before the row's first line boundary, after its last) with plain ones.
-INLINE void put_line(char *d, const line64 *v, int n, line64 *kept, int first, int last) {
-    int phase = (int)((uintptr_t)d % 64 / 16);  // chunks of the line that starts before d
-    if (phase == 0 && n == 4) {
-        nt_store32(d, v->q[0], v->q[1]);
-        nt_store32(d + 32, v->q[2], v->q[3]);
-        return;
-    }
-    if (phase == 0 || first) {
-        memcpy(d, v, 16 * (size_t)n);
-    } else if (phase + n < 4) {  // a short last pass that does not reach the line's end
-        memcpy(d - 16 * phase, &kept->q[4 - phase], 16 * (size_t)phase);
-        memcpy(d, v, 16 * (size_t)n);
-    } else {
-        // the line from d - 16 * phase: kept's last `phase` chunks, then v's first ones
-        char *line = d - 16 * phase;
-        u32x4 x[4];
-        for (int c = 0; c < 4; c++) x[c] = c < phase ? kept->q[4 - phase + c] : v->q[c - phase];
-        nt_store32(line, x[0], x[1]);
-        nt_store32(line + 32, x[2], x[3]);
-        if (last) memcpy(line + 64, &v->q[4 - phase], 16 * (size_t)(n + phase - 4));
-    }
-    if (!last) *kept = *v;
-}
-
-// The line walks over a rectangle `blocks` x 8 panel pixels wide and a multiple of 4 rows
-// high (AVX2's below: 8), a pass 64 bytes of each panel row (the last maybe fewer);
-// `kept` holds a line64 per row. `across` a constant, as for the walks above.
-INLINE void lines_xrgb8888_walk(uint32_t *dst, ptrdiff_t dst_stride, const uint32_t *src, ptrdiff_t along,
-                                ptrdiff_t across, int blocks, int height, line64 *kept) {
-    for (int k = 0; 2 * k < blocks; k++) {
-        int n = blocks - 2 * k >= 2 ? 2 : 1, last = 2 * k + 2 >= blocks;  // n: blocks of 8 runs
-        for (int j = 0; j < height; j += 4) {
-            const uint32_t *s = src + (ptrdiff_t)k * 16 * along + (ptrdiff_t)j * across;
-            line64 v[4];  // lane e of the runs: panel row j + e, or j + 3 - e against `across`
-            for (int b = 0; b < n; b++) {
-                u32x4 r[8];
-                for (int m = 0; m < 8; m++) r[m] = load_run(s + (8 * b + m) * along, across);
-                TRANSPOSE(r[0], r[1], r[2], r[3], v[0].q[2 * b], v[1].q[2 * b], v[2].q[2 * b], v[3].q[2 * b]);
-                TRANSPOSE(r[4], r[5], r[6], r[7], v[0].q[2 * b + 1], v[1].q[2 * b + 1], v[2].q[2 * b + 1], v[3].q[2 * b + 1]);
-            }
-            for (int e = 0; e < 4; e++) {
-                int row = j + (across > 0 ? e : 3 - e);
-                put_line((char *)ROW(dst, dst_stride, row) + k * 64, &v[e], 2 * n, kept + row, k == 0, last);
-            }
-        }
-    }
-}
-INLINE void lines_rgb565_walk(uint16_t *dst, ptrdiff_t dst_stride, const uint32_t *src, ptrdiff_t along,
-                              ptrdiff_t across, int blocks, int height, line64 *kept) {
-    for (int k = 0; 4 * k < blocks; k++) {
-        int n = blocks - 4 * k >= 4 ? 4 : blocks - 4 * k, last = 4 * k + 4 >= blocks;
-        for (int j = 0; j < height; j += 4) {
-            const uint32_t *s = src + (ptrdiff_t)k * 32 * along + (ptrdiff_t)j * across;
-            line64 v[4];
-            for (int b = 0; b < n; b++) {
-                u32x4 r[8];
-                u64x2 o[4];
-                for (int m = 0; m < 8; m++) r[m] = load_run(s + (8 * b + m) * along, across);
-                transpose565x4(r, o);
-                for (int e = 0; e < 4; e++) v[e].q[b] = (u32x4)o[e];
-            }
-            for (int e = 0; e < 4; e++) {
-                int row = j + (across > 0 ? e : 3 - e);
-                put_line((char *)ROW(dst, dst_stride, row) + k * 64, &v[e], n, kept + row, k == 0, last);
-            }
-        }
-    }
-}
 
 // ---- x86_64 with AVX2 ---------------------------------------------------------------
 // The portable walk above moves 4x4 blocks through 16-byte registers; with AVX2 a block is
@@ -376,23 +265,18 @@ AVX2 u16x16 pack565x16(u32x8 a, u32x8 b) {
 // punpcklwd / punpckhwd: the low / high four 16-bit lanes of a and b interleaved, per 128-bit half.
 #define ZIP16X16_LO(a, b) __builtin_shufflevector(a, b, 0, 16, 1, 17, 2, 18, 3, 19, 8, 24, 9, 25, 10, 26, 11, 27)
 #define ZIP16X16_HI(a, b) __builtin_shufflevector(a, b, 4, 20, 5, 21, 6, 22, 7, 23, 12, 28, 13, 29, 14, 30, 15, 31)
-// The eight runs r[m] -> o[q]: panel row q (lanes 0-7 of its 16 bytes) | row q + 4, each
-// the lane of all eight runs.
-AVX2 void transpose565(const u32x8 *r, i64x4 *o) {
-    u16x16 P[4];
-    for (int k = 0; k < 4; k++) P[k] = pack565x16_halves(r[2 * k], r[2 * k + 1]);
-    // runs 0,2 | 1,3 | 4,6 | 5,7 interleaved: (m, m+2) pairs for lanes 0-3 | 4-7
-    u16x16 A = ZIP16X16_LO(P[0], P[1]), B = ZIP16X16_HI(P[0], P[1]);
-    u16x16 C = ZIP16X16_LO(P[2], P[3]), D = ZIP16X16_HI(P[2], P[3]);
-    // runs 0-3 (E, F) and 4-7 (G, H) of lanes 0,1 | 4,5 (E, G) and 2,3 | 6,7 (F, H)
-    i64x4 E = (i64x4)ZIP16X16_LO(A, B), F = (i64x4)ZIP16X16_HI(A, B);
-    i64x4 G = (i64x4)ZIP16X16_LO(C, D), H = (i64x4)ZIP16X16_HI(C, D);
-    o[0] = __builtin_shufflevector(E, G, 0, 4, 2, 6); o[1] = __builtin_shufflevector(E, G, 1, 5, 3, 7);
-    o[2] = __builtin_shufflevector(F, H, 0, 4, 2, 6); o[3] = __builtin_shufflevector(F, H, 1, 5, 3, 7);
-}
 #define BLOCK_565(p, r) do { \
-    i64x4 o[4]; \
-    transpose565(r, o); \
+    u16x16 P[4]; \
+    for (int k = 0; k < 4; k++) P[k] = pack565x16_halves(r[2 * k], r[2 * k + 1]); \
+    /* runs 0,2 | 1,3 | 4,6 | 5,7 interleaved: (m, m+2) pairs for lanes 0-3 | 4-7 */ \
+    u16x16 A = ZIP16X16_LO(P[0], P[1]), B = ZIP16X16_HI(P[0], P[1]); \
+    u16x16 C = ZIP16X16_LO(P[2], P[3]), D = ZIP16X16_HI(P[2], P[3]); \
+    /* runs 0-3 (E, F) and 4-7 (G, H) of lanes 0,1 | 4,5 (E, G) and 2,3 | 6,7 (F, H) */ \
+    i64x4 E = (i64x4)ZIP16X16_LO(A, B), F = (i64x4)ZIP16X16_HI(A, B); \
+    i64x4 G = (i64x4)ZIP16X16_LO(C, D), H = (i64x4)ZIP16X16_HI(C, D); \
+    /* whole panel rows: o[q] holds lane q | lane q + 4 of all eight runs */ \
+    i64x4 o[4] = { __builtin_shufflevector(E, G, 0, 4, 2, 6), __builtin_shufflevector(E, G, 1, 5, 3, 7), \
+                   __builtin_shufflevector(F, H, 0, 4, 2, 6), __builtin_shufflevector(F, H, 1, 5, 3, 7) }; \
     for (int q = 0; q < 4; q++) { \
         int lo = across > 0 ? q : 7 - q, hi = across > 0 ? q + 4 : 3 - q; \
         memcpy(ROW(p, dst_stride, lo), &o[q], 16); memcpy(ROW(p, dst_stride, hi), (char *)&o[q] + 16, 16); \
@@ -406,52 +290,6 @@ AVX2 void turned8_xrgb8888_walk(uint32_t *dst, ptrdiff_t dst_stride, const uint3
 AVX2 void turned8_rgb565_walk(uint16_t *dst, ptrdiff_t dst_stride, const uint32_t *src,
                               ptrdiff_t along, ptrdiff_t across, int width, int height) {
     TURNED8_BODY(uint16_t, BLOCK_565)
-}
-
-// The line walks (above) 8 panel rows at a time, in 8x8 blocks.
-AVX2 u32x4 half128(u32x8 v, int upper) {
-    return upper ? __builtin_shufflevector(v, v, 4, 5, 6, 7) : __builtin_shufflevector(v, v, 0, 1, 2, 3);
-}
-AVX2 void lines8_xrgb8888_walk(uint32_t *dst, ptrdiff_t dst_stride, const uint32_t *src, ptrdiff_t along,
-                               ptrdiff_t across, int blocks, int height, line64 *kept) {
-    for (int k = 0; 2 * k < blocks; k++) {
-        int n = blocks - 2 * k >= 2 ? 2 : 1, last = 2 * k + 2 >= blocks;
-        for (int j = 0; j < height; j += 8) {
-            const uint32_t *s = src + (ptrdiff_t)k * 16 * along + (ptrdiff_t)j * across - (across < 0 ? 7 : 0);
-            line64 v[8];
-            for (int b = 0; b < n; b++) {
-                u32x8 r[8], o[8];
-                for (int m = 0; m < 8; m++) r[m] = load8(s + (8 * b + m) * along);
-                TRANSPOSE8(r, o);
-                for (int e = 0; e < 8; e++) { v[e].q[2 * b] = half128(o[e], 0); v[e].q[2 * b + 1] = half128(o[e], 1); }
-            }
-            for (int e = 0; e < 8; e++) {
-                int row = j + (across > 0 ? e : 7 - e);
-                put_line((char *)ROW(dst, dst_stride, row) + k * 64, &v[e], 2 * n, kept + row, k == 0, last);
-            }
-        }
-    }
-}
-AVX2 void lines8_rgb565_walk(uint16_t *dst, ptrdiff_t dst_stride, const uint32_t *src, ptrdiff_t along,
-                             ptrdiff_t across, int blocks, int height, line64 *kept) {
-    for (int k = 0; 4 * k < blocks; k++) {
-        int n = blocks - 4 * k >= 4 ? 4 : blocks - 4 * k, last = 4 * k + 4 >= blocks;
-        for (int j = 0; j < height; j += 8) {
-            const uint32_t *s = src + (ptrdiff_t)k * 32 * along + (ptrdiff_t)j * across - (across < 0 ? 7 : 0);
-            line64 v[8];
-            for (int b = 0; b < n; b++) {
-                u32x8 r[8];
-                i64x4 o[4];  // rows q | q + 4 (transpose565)
-                for (int m = 0; m < 8; m++) r[m] = load8(s + (8 * b + m) * along);
-                transpose565(r, o);
-                for (int q = 0; q < 4; q++) { v[q].q[b] = half128((u32x8)o[q], 0); v[q + 4].q[b] = half128((u32x8)o[q], 1); }
-            }
-            for (int e = 0; e < 8; e++) {
-                int row = j + (across > 0 ? e : 7 - e);
-                put_line((char *)ROW(dst, dst_stride, row) + k * 64, &v[e], n, kept + row, k == 0, last);
-            }
-        }
-    }
 }
 #endif
 
@@ -477,16 +315,6 @@ AVX2_FN void turned_xrgb8888_avx2(uint32_t *dst, ptrdiff_t dst_stride, const uin
 AVX2_FN void turned_rgb565_avx2(uint16_t *dst, ptrdiff_t dst_stride, const uint32_t *src,
                                 ptrdiff_t along, ptrdiff_t across, int width, int height) {
     TURNED_AVX2(turned8_rgb565_walk, turned_rgb565, uint16_t);
-}
-AVX2_FN void lines_xrgb8888_avx2(void *dst, ptrdiff_t dst_stride, const uint32_t *src, ptrdiff_t along,
-                                 ptrdiff_t across, int blocks, int height, line64 *kept) {
-    if (across > 0) lines8_xrgb8888_walk(dst, dst_stride, src, along, 1, blocks, height, kept);
-    else lines8_xrgb8888_walk(dst, dst_stride, src, along, -1, blocks, height, kept);
-}
-AVX2_FN void lines_rgb565_avx2(void *dst, ptrdiff_t dst_stride, const uint32_t *src, ptrdiff_t along,
-                               ptrdiff_t across, int blocks, int height, line64 *kept) {
-    if (across > 0) lines8_rgb565_walk(dst, dst_stride, src, along, 1, blocks, height, kept);
-    else lines8_rgb565_walk(dst, dst_stride, src, along, -1, blocks, height, kept);
 }
 // Upright (or upside down) into rgb565; `stream`: non-temporal stores for upright rows
 // from the first 32-byte boundary (see `streamed`; upside down keeps plain ones).
@@ -519,6 +347,17 @@ AVX2_FN void upright_rgb565_avx2(uint16_t *dst, ptrdiff_t dst_stride, const uint
     }
 }
 
+// stream_row's (below) aligned middle with 32-byte stores, half the store instructions;
+// `dst` 16-byte aligned. Returns the bytes it wrote.
+AVX2_FN size_t stream_middle_avx2(char *dst, const char *src, size_t bytes) {
+    size_t i = 0;
+    if (bytes >= 16 && (uintptr_t)dst % 32 != 0) {
+        __builtin_nontemporal_store(load4((const uint32_t *)src), (u32x4 *)dst);
+        i = 16;
+    }
+    for (; i + 32 <= bytes; i += 32) __builtin_nontemporal_store(load8((const uint32_t *)(src + i)), (u32x8 *)(dst + i));
+    return i;
+}
 #endif
 
 // Which code the kernels run: 0 the portable one, 1 AVX2 (x86_64 CPUs that have it);
@@ -575,6 +414,14 @@ typedef void (*turned_walk_fn)(void *dst, ptrdiff_t dst_stride, const uint32_t *
 //   plain stores win (0.076-0.081 ms against 0.079-0.087).
 // With no cache figure, and on a Pi 4 (1 MB of L2: a frame never fits, and its dumb
 // buffer is write-combined), every copy of NT_MIN_BYTES and up is streamed.
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_nontemporal_store)
+#define NT_STORE(v, p) __builtin_nontemporal_store(v, p)
+#endif
+#endif
+#ifndef NT_STORE
+#define NT_STORE(v, p) memcpy(p, &(v), sizeof(v))
+#endif
 
 // Copies smaller than this keep plain stores whatever the cache: a small damaged
 // rectangle's lines stay in the cache anyway (measured earlier: a typical damaged rgb565
@@ -640,6 +487,66 @@ static void stream_fence(void) {
 #endif
 }
 
+// ---- streamed turned frames: a staging strip ------------------------------------------
+// Non-temporal stores pay only in long runs, and the walk writes 4 or 8 panel rows at
+// once, a short piece of each. Measured here (Zen 4 under KVM), with its non-temporal
+// stores straight into the panel:
+// - a 1920x1080 frame turned took 1.24 ms through a 4320-byte pitch (1080 * 4, what vc4
+//   gives a 1080-pixel-wide buffer: every other row starts mid-line, and its lines are
+//   finished a tile later) and 0.32 ms through 4352;
+// - in a quarter of the processes, for any pitch, 10x that (1280x800: 1.45 ms, not 0.15);
+// - staging each 32x64 tile and streaming its 64 row pieces: 0.5 ms at 1280x800.
+// So streamed frames are turned BAND_ROWS panel rows at a time into a strip that stays in
+// L2 (plain stores), and each strip row is then streamed out front to back: 0.46-0.75 ms
+// at 1080p and 0.21-0.27 ms at 1280x800 for any pitch, never slower in 40 processes.
+// 8, 16 and 32 rows measured the same here (4 slower); 16 reads a whole 64-byte line of a
+// shadow row per visit and visits each shadow page half as often as 8 (a Cortex-A72's
+// 1024-entry TLB does not hold a 1080p shadow's 2025 pages).
+enum { BAND_ROWS = 16 };
+
+// `bytes` from `src` to `dst`: plain stores up to dst's first 16-byte boundary and after
+// its last, non-temporal ones between.
+static void stream_row(char *dst, const char *src, size_t bytes) {
+    size_t i = (16 - (uintptr_t)dst % 16) % 16;
+    if (i > bytes) i = bytes;
+    memcpy(dst, src, i);
+#ifdef HAVE_AVX2_PATH
+    if (avx2_selected()) i += stream_middle_avx2(dst + i, src + i, bytes - i);
+#endif
+    // 32 bytes a store: on aarch64 one STNP of two q registers. Stored 16 bytes at a time,
+    // clang for aarch64 (17, Debian's Swift 6.0.3's, which builds the arm64 kiosk, and 21;
+    // -O2 and -O3) dropped the hint and emitted plain STRs: this file had no STNP at all.
+    for (; i + 32 <= bytes; i += 32) {
+        u32x8_a16 v = __builtin_shufflevector(load4((const uint32_t *)(src + i)), load4((const uint32_t *)(src + i + 16)),
+                                              0, 1, 2, 3, 4, 5, 6, 7);
+        NT_STORE(v, (u32x8_a16 *)(dst + i));
+    }
+    for (; i + 16 <= bytes; i += 16) {
+        u32x4 v = load4((const uint32_t *)(src + i));
+        NT_STORE(v, (u32x4 *)(dst + i));
+    }
+    memcpy(dst + i, src + i, bytes - i);
+}
+
+// A turned copy through the strip, `walk` a format's turned walk. Returns 0, having
+// written nothing, when the strip cannot be had.
+static int staged_turned(char *dst, ptrdiff_t dst_stride, const uint32_t *src, ptrdiff_t along,
+                         ptrdiff_t across, int width, int height, int bytes_per_pixel, turned_walk_fn walk) {
+    size_t row_bytes = (size_t)width * (size_t)bytes_per_pixel;
+    size_t strip_stride = (row_bytes + 63) & ~(size_t)63;
+    char *strip = aligned_alloc(64, strip_stride * BAND_ROWS);
+    if (!strip) return 0;
+    for (int y = 0; y < height; y += BAND_ROWS) {
+        int rows = height - y < BAND_ROWS ? height - y : BAND_ROWS;
+        walk(strip, (ptrdiff_t)strip_stride, src + (ptrdiff_t)y * across, along, across, width, rows);
+        for (int r = 0; r < rows; r++)
+            stream_row((char *)ROW(dst, dst_stride, y + r), strip + (size_t)r * strip_stride, row_bytes);
+    }
+    free(strip);
+    stream_fence();
+    return 1;
+}
+
 static void walk_turned_xrgb8888(void *dst, ptrdiff_t dst_stride, const uint32_t *src,
                                  ptrdiff_t along, ptrdiff_t across, int width, int height) {
 #ifdef HAVE_AVX2_PATH
@@ -655,51 +562,12 @@ static void walk_turned_rgb565(void *dst, ptrdiff_t dst_stride, const uint32_t *
     turned_rgb565(dst, dst_stride, src, along, across, width, height);
 }
 
-// A format's line walk (`lines_xrgb8888_walk`, `lines_rgb565_walk`) on the selected path.
-typedef void (*lines_walk_fn)(void *dst, ptrdiff_t dst_stride, const uint32_t *src, ptrdiff_t along,
-                              ptrdiff_t across, int blocks, int height, line64 *kept);
-static void lines_xrgb8888(void *dst, ptrdiff_t dst_stride, const uint32_t *src, ptrdiff_t along,
-                           ptrdiff_t across, int blocks, int height, line64 *kept) {
-#ifdef HAVE_AVX2_PATH
-    if (avx2_selected()) { lines_xrgb8888_avx2(dst, dst_stride, src, along, across, blocks, height, kept); return; }
-#endif
-    if (across > 0) lines_xrgb8888_walk(dst, dst_stride, src, along, 1, blocks, height, kept);
-    else lines_xrgb8888_walk(dst, dst_stride, src, along, -1, blocks, height, kept);
-}
-static void lines_rgb565(void *dst, ptrdiff_t dst_stride, const uint32_t *src, ptrdiff_t along,
-                         ptrdiff_t across, int blocks, int height, line64 *kept) {
-#ifdef HAVE_AVX2_PATH
-    if (avx2_selected()) { lines_rgb565_avx2(dst, dst_stride, src, along, across, blocks, height, kept); return; }
-#endif
-    if (across > 0) lines_rgb565_walk(dst, dst_stride, src, along, 1, blocks, height, kept);
-    else lines_rgb565_walk(dst, dst_stride, src, along, -1, blocks, height, kept);
-}
-
-// A streamed turned copy by a line walk, the rest of the rectangle (its last columns and
-// rows short of 8) by the plain `walk`. Returns 0, having written nothing, where the line
-// walks cannot go: rows off the 16-byte grid, a rectangle narrower or lower than 8
-// pixels, or no memory for the kept chunks.
-static int lines_turned(char *dst, ptrdiff_t dst_stride, const uint32_t *src, ptrdiff_t along, ptrdiff_t across,
-                        int width, int height, int bytes_per_pixel, lines_walk_fn lines, turned_walk_fn walk) {
-    int w8 = width & ~7, h8 = height & ~7;
-    if (w8 == 0 || h8 == 0 || ((uintptr_t)dst | (uintptr_t)dst_stride) % 16 != 0) return 0;
-    line64 *kept = aligned_alloc(64, sizeof(line64) * (size_t)h8);
-    if (!kept) return 0;
-    lines(dst, dst_stride, src, along, across, w8 / 8, h8, kept);
-    free(kept);
-    if (w8 < width) walk(dst + w8 * bytes_per_pixel, dst_stride, src + w8 * along, along, across, width - w8, height);
-    if (h8 < height) walk(ROW(dst, dst_stride, h8), dst_stride, src + h8 * across, along, across, w8, height - h8);
-    stream_fence();
-    return 1;
-}
-
-// Streamed copies by the line walks, the rest (and streamed ones they cannot take) by the
-// walk straight into the panel.
-static void copy_turned(void *dst, ptrdiff_t dst_stride, const uint32_t *src, ptrdiff_t along, ptrdiff_t across,
-                        int width, int height, int bytes_per_pixel, lines_walk_fn lines, turned_walk_fn walk) {
+// Streamed copies through the strip, the rest by the walk straight into the panel.
+static void copy_turned(void *dst, ptrdiff_t dst_stride, const uint32_t *src, ptrdiff_t along,
+                        ptrdiff_t across, int width, int height, int bytes_per_pixel, turned_walk_fn walk) {
     size_t pixels = (size_t)width * (size_t)height;
     if (streamed(pixels * 4, pixels * (size_t)bytes_per_pixel) &&
-        lines_turned(dst, dst_stride, src, along, across, width, height, bytes_per_pixel, lines, walk)) return;
+        staged_turned(dst, dst_stride, src, along, across, width, height, bytes_per_pixel, walk)) return;
     walk(dst, dst_stride, src, along, across, width, height);
 }
 
@@ -716,7 +584,7 @@ void bw_copy_xrgb8888(uint32_t *dst, ptrdiff_t dst_stride, const uint32_t *src,
             for (int i = 0; i < width; i++) d[i] = s[-i];
         }
     } else if (across == 1 || across == -1) {
-        copy_turned(dst, dst_stride, src, along, across, width, height, 4, lines_xrgb8888, walk_turned_xrgb8888);
+        copy_turned(dst, dst_stride, src, along, across, width, height, 4, walk_turned_xrgb8888);
     } else {
         for (int j = 0; j < height; j++) {
             uint32_t *d = ROW(dst, dst_stride, j);
@@ -736,9 +604,11 @@ static void upright_rgb565(uint16_t *dst, ptrdiff_t dst_stride, const uint32_t *
         if (along == 1) {
             if (stream) {
                 for (; i < width && (uintptr_t)(d + i) % 16 != 0; i++) d[i] = to565(s[i]);
-                for (; i + 8 <= width; i += 8) {
-                    u16x8 v = pack565(load4(s + i), load4(s + i + 4));
-                    NT_STORE(v, (u16x8 *)(d + i));
+                for (; i + 16 <= width; i += 16) {  // 32 bytes a store, as in stream_row
+                    u16x16_a16 v = __builtin_shufflevector(pack565(load4(s + i), load4(s + i + 4)),
+                                                           pack565(load4(s + i + 8), load4(s + i + 12)),
+                                                           0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+                    NT_STORE(v, (u16x16_a16 *)(d + i));
                 }
             }
             // pack565 by hand: the compiler's own vectors of to565 work on 32-bit lanes.
@@ -773,7 +643,7 @@ void bw_copy_rgb565(uint16_t *dst, ptrdiff_t dst_stride, const uint32_t *src,
         return;
     }
     if (across == 1 || across == -1) {
-        copy_turned(dst, dst_stride, src, along, across, width, height, 2, lines_rgb565, walk_turned_rgb565);
+        copy_turned(dst, dst_stride, src, along, across, width, height, 2, walk_turned_rgb565);
     } else {
         for (int j = 0; j < height; j++) {
             uint16_t *d = ROW(dst, dst_stride, j);

@@ -10,8 +10,8 @@ import ScreenGeometry
 /// path this CPU has (the portable one, and AVX2 where present).
 final class CopyKernelTests: XCTestCase {
     /// Runs `body` once per kernel path this machine can run, with big copies streamed out
-    /// (turned ones by the line walks) and with none streamed (which of the two a frame
-    /// gets depends on this machine's cache), then goes back to the defaults.
+    /// (turned ones through the staging strip) and with none streamed (which of the two a
+    /// frame gets depends on this machine's cache), then goes back to the defaults.
     func onEveryPath(_ body: (String) throws -> Void) rethrows {
         defer {
             _ = bw_copy_select(Int32(BW_COPY_BEST))
@@ -66,7 +66,7 @@ final class CopyKernelTests: XCTestCase {
             all.append(DamageRegion(PixelRect(off, off + 1, w - 2 * off - 1, h - 2 * off - 2)))
         }
         // Turned, one 8 panel pixels in on either side: its rows start on the 16-byte grid
-        // and end short of the panel's, where streamed line walks end in a short pass.
+        // and end short of the panel's (streamed, its rows' heads and tails plain).
         if w > 8 && h > 24 { all.append(DamageRegion(PixelRect(2, 8, w - 5, h - 17))) }
         return all
     }

@@ -26,8 +26,7 @@ void bw_copy_rgb565(uint16_t *dst, ptrdiff_t dst_stride, const uint32_t *src,
 enum { BW_COPY_PORTABLE = 0, BW_COPY_AVX2 = 1, BW_COPY_BEST = 2 };
 int bw_copy_select(int path);
 
-// Which copies are written with non-temporal stores (turned ones by line walks: shadow rows
-// read front to back, each panel row's 64-byte lines written whole):
+// Which copies are written with non-temporal stores (turned ones through a staging strip):
 // BW_STREAM_BY_CACHE (the default) those of 256 KB and up whose shadow and panel bytes
 // exceed a quarter of the last-level cache; BW_STREAM_BIG_COPIES every one of 256 KB and
 // up; BW_STREAM_NEVER none. Returns 0 for an unknown mode. For tests and measurements,
