@@ -3,7 +3,8 @@
 // path every Pi runs; built for x86_64 (make unit-test) it checks the portable path there
 // and AVX2, as Tests/DisplayTests/CopyKernelTests does. Every rotation and both formats,
 // whole frames and rectangles at the edges and off the 16-byte grid, scan-out pitches and
-// starts off the grid; the bytes around each rectangle and each row's padding must survive. Prints one line per failure and a summary; exits 1 on failure.
+// starts off the grid; the bytes around each rectangle and each row's padding must
+// survive. Prints one line per failure and a summary; exits 1 on failure.
 #include "CopyKernels.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,9 @@ static int check(const uint32_t *src, int sw, int sh, int rotation, int rgb565, 
     if (rgb565) bw_copy_rgb565((uint16_t *)dst, (ptrdiff_t)pitch, first, along, across, w, h);
     else bw_copy_xrgb8888((uint32_t *)dst, (ptrdiff_t)pitch, first, along, across, w, h);
 
+    char what[160];  // the case, for failure lines
+    snprintf(what, sizeof what, "%dx%d rotation %d %s pitch +%zu start +%zu rect %d,%d %dx%d", sw, sh, rotation * 90,
+             rgb565 ? "rgb565" : "xrgb8888", pitch_extra, start_offset, x0, y0, w, h);
     int ok = 1;
     for (size_t k = 0; k < start_offset && ok; k++)
         if (memory[k] != GUARD) { printf("byte %zu before the panel written\n", k); ok = 0; }
@@ -53,9 +57,7 @@ static int check(const uint32_t *src, int sw, int sh, int rotation, int rgb565, 
             else if (rgb565) { uint16_t c = to565(v); memcpy(want, &c, 2); }
             else memcpy(want, &v, 4);
             if (memcmp(p, want, bpp) != 0) {
-                printf("FAIL %dx%d rotation %d %s pitch +%zu start +%zu rect %d,%d %dx%d: panel %d,%d %s\n",
-                       sw, sh, rotation * 90, rgb565 ? "rgb565" : "xrgb8888", pitch_extra, start_offset,
-                       x0, y0, w, h, i, j, inside ? "wrong" : "written outside the rectangle");
+                printf("FAIL %s: panel %d,%d %s\n", what, i, j, inside ? "wrong" : "written outside the rectangle");
                 ok = 0;
                 break;
             }
@@ -63,9 +65,7 @@ static int check(const uint32_t *src, int sw, int sh, int rotation, int rgb565, 
         // the row's padding up to the pitch is outside every rectangle too
         for (size_t b = (size_t)pw * bpp; b < pitch && ok; b++)
             if (panel[(size_t)j * pitch + b] != GUARD) {
-                printf("FAIL %dx%d rotation %d %s pitch +%zu start +%zu rect %d,%d %dx%d: row %d's padding byte %zu written\n",
-                       sw, sh, rotation * 90, rgb565 ? "rgb565" : "xrgb8888", pitch_extra, start_offset,
-                       x0, y0, w, h, j, b);
+                printf("FAIL %s: row %d's padding byte %zu written\n", what, j, b);
                 ok = 0;
             }
     }
