@@ -28,11 +28,9 @@ run: build
 
 # The copy kernels' checks built for this machine too (every path its CPU has; the Swift
 # tests check the same paths, but not the scan-out rows' padding).
-CLANG = $(dir $(realpath $(shell command -v $(SWIFT))))clang
 unit-test: test-deps
 	python3 scripts/check-imports.py
-	mkdir -p .build && $(CLANG) -O2 -Wall -Werror -ISources/CopyKernels/include scripts/copy-kernels-check.c \
-	    Sources/CopyKernels/CopyKernels.c -o .build/copy-kernels-check && .build/copy-kernels-check
+	scripts/copy-kernels-check.sh
 	python3 images/rpi/test_tryboot_backend.py
 	python3 images/test_slot_check.py
 	$(SWIFT) build --build-tests
@@ -58,7 +56,7 @@ arm64:
 # same screenshots as the x86 build (both under qemu-user), the arm64 virtual board, and a
 # Pi card opened without loop devices.
 arm64-test: arm64 build
-	scripts/arm64-kernels-check.sh
+	scripts/copy-kernels-check.sh arm64
 	python3 scripts/arm64-shots-check.py --x86 $(BIN) --arm64 $(ARM64_BIN)
 	python3 images/virtual-board/test_system.py --binary $(ARM64_BIN) --host-binary $(BIN) --workdir out/system-test-arm64
 

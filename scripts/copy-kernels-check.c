@@ -1,7 +1,7 @@
 // The copy-out kernels against a per-pixel reference, as a plain C program: built for
-// arm64 and run under qemu-user by scripts/arm64-kernels-check.sh, it checks the NEON
-// path every Pi runs; built for x86_64 (make unit-test) it checks the portable path there
-// and AVX2, as Tests/DisplayTests/CopyKernelTests does. Every rotation and both formats,
+// arm64 and run under qemu-user (scripts/copy-kernels-check.sh arm64), it checks the NEON
+// path every Pi runs; built for x86_64 (scripts/copy-kernels-check.sh, in make unit-test)
+// it checks the portable path there and AVX2, as Tests/DisplayTests/CopyKernelTests does. Every rotation and both formats,
 // whole frames and rectangles at the edges and off the 16-byte grid, scan-out pitches and
 // starts off the grid; the bytes around each rectangle and each row's padding must
 // survive. Prints one line per failure and a summary; exits 1 on failure.
