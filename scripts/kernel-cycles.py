@@ -8,8 +8,12 @@ and divides by the bytes each block stores. That is the
 core's side of a copy: what it costs where the data sits in L1, as a damaged
 rectangle's rows do. Memory is not modelled; whole frames on a Pi wait on DRAM.
 
-    scripts/kernel-cycles.py --target aarch64-linux-gnu --cpu cortex-a72 [--sysroot DIR]
+    scripts/kernel-cycles.py [--cpu cortex-a72] [--sysroot DIR]
     scripts/kernel-cycles.py --target x86_64-linux-gnu --cpu znver3
+
+llvm-mca comes with Debian's llvm (scripts/install-deps.sh bench). For aarch64 the C
+headers come from the arm64 build root (`make arm64` caches it in /var/cache/boardwalk),
+found by itself when --sysroot is not given.
 
 Prints a line for each basic block that stores data (see store_blocks): its function,
 the source line of its first store (clang -g; an inlined helper's line where the store
@@ -17,7 +21,7 @@ is in one), instructions, cycles, bytes loaded and stored, cycles per stored byt
 that against a plain 32-byte copy loop on the same model (the memcpy the bench compares
 with). Identical blocks (the compiler's unrolled copies) are shown once.
 """
-import argparse, os, re, shutil, subprocess, sys, tempfile
+import argparse, glob, os, re, shutil, subprocess, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SOURCE = os.path.join(ROOT, "Sources/CopyKernels/CopyKernels.c")
@@ -178,7 +182,13 @@ def main():
     args = ap.parse_args()
     clang = args.clang or default_clang()
     mca = args.mca or find_tool(["llvm-mca", "llvm-mca-19", "llvm-mca-17", "llvm-mca-16", "llvm-mca-14"])
-    lines = compile_to_asm(clang, args.target, args.sysroot, args.cflags)
+    sysroot = args.sysroot
+    if not sysroot and args.target.startswith("aarch64"):
+        roots = sorted(glob.glob("/var/cache/boardwalk/images/rootdir-*-arm64-*"), key=os.path.getmtime)
+        if not roots:
+            sys.exit("kernel-cycles: no arm64 build root; run make arm64 or pass --sysroot")
+        sysroot = roots[-1]
+    lines = compile_to_asm(clang, args.target, sysroot, args.cflags)
     copy = mca_cycles(mca, args.target, args.cpu, copy_loop(args.target)) / 32
     print(f"# {os.path.basename(SOURCE)} for {args.target} (-O2), modelled as {args.cpu} by {os.path.basename(mca)}")
     print(f"# a plain copy: {copy:.3f} cycles a byte; 'x copy': a block's cycles against copying the bytes it stores")
