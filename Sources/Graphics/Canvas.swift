@@ -152,16 +152,51 @@ public struct Canvas {
         guard !r.isEmpty else { return }
         var p1 = pixman_point_fixed_t(x: 0, y: fixed(px.minY))
         var p2 = pixman_point_fixed_t(x: 0, y: fixed(px.maxY))
+        let topColor = top.fading(opacity), bottomColor = bottom.fading(opacity)
         var stops = [
-            pixman_gradient_stop_t(x: 0, color: top.fading(opacity).pixmanColor),
-            pixman_gradient_stop_t(x: 1 << 16, color: bottom.fading(opacity).pixmanColor),
+            pixman_gradient_stop_t(x: 0, color: topColor.pixmanColor),
+            pixman_gradient_stop_t(x: 1 << 16, color: bottomColor.pixmanColor),
         ]
         guard let gradient = pixman_image_create_linear_gradient(&p1, &p2, &stops, 2) else { return }
         defer { pixman_image_unref(gradient) }
+        if topColor.a == 255 && bottomColor.a == 255 && surface.format.bytesPerPixel == 4 {
+            fillOpaqueRows(r, gradient)
+            return
+        }
         withClip {
             pixman_image_composite32(PIXMAN_OP_OVER, gradient, nil, surface.image,
                                      Int32(r.x), Int32(r.y), 0, 0, Int32(r.x), Int32(r.y),
                                      Int32(r.width), Int32(r.height))
+        }
+    }
+
+    /// An opaque vertical gradient over `r` (pixels, inside the clip) on a 32-bit surface:
+    /// each row is one colour and OVER is SRC, so pixman works the colours out in a
+    /// one-pixel column, as it would for each of the row's pixels, and each row is a fill.
+    /// A row whose centre lies outside the gradient (a fractional edge) gets nothing from
+    /// it, as before: a second column, with alpha, tells which. Composited whole, pixman's
+    /// gradient went through its general path pixel by pixel: a third of a 1920x1080 menu
+    /// frame's instructions (callgrind), the fills a tenth of that.
+    private func fillOpaqueRows(_ r: PixelRect, _ gradient: OpaquePointer) {
+        func column(_ format: pixman_format_code_t) -> [UInt32] {
+            var values = [UInt32](repeating: 0, count: r.height)
+            values.withUnsafeMutableBufferPointer { rows in
+                guard let image = pixman_image_create_bits(format, 1, Int32(r.height), rows.baseAddress, 4) else { return }
+                pixman_image_composite32(PIXMAN_OP_SRC, gradient, nil, image, Int32(r.x), Int32(r.y), 0, 0, 0, 0,
+                                         1, Int32(r.height))
+                pixman_image_unref(image)
+            }
+            return values
+        }
+        let coverage = column(PIXMAN_a8r8g8b8), values = column(surface.format.pixmanFormat)
+        let bits = surface.pixels.assumingMemoryBound(to: UInt32.self)
+        for i in 0..<r.height where coverage[i] >> 24 != 0 {
+            if coverage[i] >> 24 == 0xFF {
+                pixman_fill(bits, Int32(surface.stride / 4), 32, Int32(r.x), Int32(r.y + i), Int32(r.width), 1, values[i])
+            } else {  // not with opaque stops; composited as before all the same
+                pixman_image_composite32(PIXMAN_OP_OVER, gradient, nil, surface.image, Int32(r.x), Int32(r.y + i),
+                                         0, 0, Int32(r.x), Int32(r.y + i), Int32(r.width), 1)
+            }
         }
     }
 

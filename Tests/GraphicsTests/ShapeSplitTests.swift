@@ -115,3 +115,51 @@ final class ShadowMaskTests: XCTestCase {
         XCTAssertFalse(a === ShadowMasks.shared.mask(key(8.5)), "another sub-pixel position is another mask")
     }
 }
+
+/// Opaque vertical gradients are filled row by row from a one-pixel column pixman works
+/// out (`fillOpaqueRows`): the pixels must be exactly those of compositing pixman's
+/// gradient over the whole rectangle, as Canvas did before; translucent ones still are.
+final class GradientRowsTests: XCTestCase {
+    func compositeWhole(_ rect: Rect, top: Color, bottom: Color, on s: Surface, scale: Double, clip: PixelRect) {
+        let px = Rect(rect.x * scale, rect.y * scale, rect.width * scale, rect.height * scale)
+        var p1 = pixman_point_fixed_t(x: 0, y: fixed(px.minY)), p2 = pixman_point_fixed_t(x: 0, y: fixed(px.maxY))
+        var stops = [pixman_gradient_stop_t(x: 0, color: top.pixmanColor),
+                     pixman_gradient_stop_t(x: 1 << 16, color: bottom.pixmanColor)]
+        let gradient = pixman_image_create_linear_gradient(&p1, &p2, &stops, 2)!
+        let r = px.enclosingPixels.intersection(clip)
+        var region = pixman_region32_t()
+        pixman_region32_init_rect(&region, Int32(clip.x), Int32(clip.y), UInt32(clip.width), UInt32(clip.height))
+        pixman_image_set_clip_region32(s.pixmanImage, &region)
+        pixman_image_composite32(PIXMAN_OP_OVER, gradient, nil, s.pixmanImage, Int32(r.x), Int32(r.y), 0, 0,
+                                 Int32(r.x), Int32(r.y), Int32(r.width), Int32(r.height))
+        pixman_image_set_clip_region32(s.pixmanImage, nil)
+        pixman_region32_fini(&region)
+        pixman_image_unref(gradient)
+    }
+
+    func testRowsMatchTheWholeCompositeByteForByte() {
+        let cases: [(Rect, Double)] = [(Rect(0, 0, 800, 640), 1), (Rect(13.3, 7.6, 501.2, 333.9), 1),
+                                       (Rect(-20, 300.5, 900, 500), 1), (Rect(10, 20, 300, 200), 1.5)]
+        let clips = [PixelRect(0, 0, 800, 640), PixelRect(37, 41, 513, 300), PixelRect(0, 400, 800, 1)]
+        let colors = [(Color(hex: 0x2E7D32), Color(hex: 0x9CCC65)), (Color(hex: 0x101020), Color(hex: 0xFFF0C0)),
+                      (Color(r: 0, g: 0, b: 0, a: 60), Color(r: 0, g: 0, b: 0, a: 0))]  // translucent: the old path
+        for format in [PixelFormat.xrgb8888, .argb8888] {
+            for (rect, scale) in cases {
+                for clip in clips {
+                    for (top, bottom) in colors {
+                        let rows = Surface(width: 800, height: 640, format: format)
+                        let whole = Surface(width: 800, height: 640, format: format)
+                        for s in [rows, whole] { s.clear(s.bounds, to: Color(hex: 0x405060)) }
+                        let canvas = Canvas(surface: rows, scale: scale)
+                            .clipped(to: Rect(Double(clip.x) / scale, Double(clip.y) / scale,
+                                              Double(clip.width) / scale, Double(clip.height) / scale))
+                        canvas.fillVerticalGradient(rect, top: top, bottom: bottom)
+                        compositeWhole(rect, top: top, bottom: bottom, on: whole, scale: scale, clip: canvas.clip)
+                        XCTAssertEqual(memcmp(rows.pixels, whole.pixels, rows.byteCount), 0,
+                                       "\(format) \(rect) scale \(scale) clip \(clip) \(top)-\(bottom)")
+                    }
+                }
+            }
+        }
+    }
+}
