@@ -25,9 +25,9 @@ final class GameTile: Button {
 
     override func draw(_ canvas: Canvas) {
         let r = bounds.insetBy(isPressed ? 4 : 0, isPressed ? 4 : 0)
-        if !isPressed { canvas.shadow(r, radius: cornerRadius, blur: 12, offsetY: 6) }
         let top = isPressed ? game.color.darker(0.2) : game.color
-        canvas.fillRoundedRect(r, radius: cornerRadius, top.darker(0.35))
+        canvas.fillRoundedRect(r, radius: cornerRadius, top.darker(0.35),
+                               shadow: isPressed ? nil : Shadow(blur: 12, offsetY: 6))
         canvas.fillRoundedRect(r.insetBy(0, 0).offsetBy(0, 0).with(height: r.height - 6), radius: cornerRadius, top)
         // A soft light spot behind the picture.
         let pictureSide = min(r.width * 0.62, r.height * 0.5)

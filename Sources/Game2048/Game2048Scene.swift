@@ -585,8 +585,7 @@ final class LogoTile: View {
     }
 
     override func draw(_ canvas: Canvas) {
-        canvas.shadow(bounds, radius: Theme.radius)
-        canvas.fillRoundedRect(bounds, radius: Theme.radius, fill)
+        canvas.fillRoundedRect(bounds, radius: Theme.radius, fill, shadow: .standard)
         canvas.drawText(String(digit), in: bounds,
                         style: TextStyle(size: bounds.height * 0.6, weight: .bold, color: textColor),
                         fonts: UIEnvironment.fonts, wrap: false)

@@ -45,8 +45,8 @@ final class TileView: View {
 
     override func draw(_ canvas: Canvas) {
         let radius = max(4, bounds.width * 0.09)
-        canvas.shadow(bounds, radius: radius, blur: 3, offsetY: 2, color: Color(r: 0, g: 0, b: 0, a: 60))
-        canvas.fillRoundedRect(bounds, radius: radius, TilePalette.fill(value))
+        canvas.fillRoundedRect(bounds, radius: radius, TilePalette.fill(value),
+                               shadow: Shadow(blur: 3, offsetY: 2, color: Color(r: 0, g: 0, b: 0, a: 60)))
         let text = String(value)
         var style = TextStyle(size: bounds.height * (text.count <= 2 ? 0.5 : 0.42), weight: .bold,
                               color: TilePalette.text(value))
@@ -75,8 +75,7 @@ final class BoardView: View {
     }
 
     override func draw(_ canvas: Canvas) {
-        canvas.shadow(bounds, radius: Theme.radius)
-        canvas.fillRoundedRect(bounds, radius: Theme.radius, Theme.surface)
+        canvas.fillRoundedRect(bounds, radius: Theme.radius, Theme.surface, shadow: .standard)
         let empty = Theme.surfaceRaised
         for row in 0..<size {
             for column in 0..<size {
@@ -137,8 +136,8 @@ final class SwatchButton: Button {
 
     override func draw(_ canvas: Canvas) {
         let r = bounds.insetBy(isPressed ? 2 : 0, isPressed ? 2 : 0)
-        canvas.shadow(r, radius: cornerRadius, blur: 4, offsetY: 2, color: Color(r: 0, g: 0, b: 0, a: 70))
-        canvas.fillRoundedRect(r, radius: cornerRadius, swatch.lighter(isPressed ? 0.02 : 0.06))
+        canvas.fillRoundedRect(r, radius: cornerRadius, swatch.lighter(isPressed ? 0.02 : 0.06),
+                               shadow: Shadow(blur: 4, offsetY: 2, color: Color(r: 0, g: 0, b: 0, a: 70)))
         canvas.strokeRoundedRect(r, radius: cornerRadius, width: isChosen ? 4 : 1.5,
                                  isChosen ? Theme.accent : Theme.text.withAlpha(0.25))
         if isFocused {

@@ -25,8 +25,7 @@ final class PictureCard: View {
     }
 
     override func draw(_ canvas: Canvas) {
-        canvas.shadow(bounds, radius: cornerRadius)
-        canvas.fillRoundedRect(bounds, radius: cornerRadius, Color(hex: 0xFFF4DE))
+        canvas.fillRoundedRect(bounds, radius: cornerRadius, Color(hex: 0xFFF4DE), shadow: .standard)
         canvas.strokeRoundedRect(bounds, radius: cornerRadius, width: 3, Color(hex: 0xE8D2A6))
         canvas.drawEmoji(emoji, in: bounds.insetBy(bounds.width * 0.14, bounds.height * 0.14), fonts: UIEnvironment.fonts)
     }
@@ -79,8 +78,7 @@ final class SlotView: View {
         case .right: fill = Theme.success
         case .wrong: fill = Theme.error
         }
-        canvas.shadow(bounds, radius: cornerRadius, blur: 4, offsetY: 2)
-        canvas.fillRoundedRect(bounds, radius: cornerRadius, fill)
+        canvas.fillRoundedRect(bounds, radius: cornerRadius, fill, shadow: Shadow(blur: 4, offsetY: 2))
         let color = judgement == .incomplete ? Theme.background : Color.white
         canvas.drawText(String(character), in: bounds,
                         style: TextStyle(size: bounds.height * 0.55, weight: .bold, color: color),

@@ -115,6 +115,16 @@ public struct PixelRect: Sendable, Equatable, Hashable, CustomStringConvertible 
         return PixelRect(x0, y0, max(maxX, o.maxX) - x0, max(maxY, o.maxY) - y0)
     }
     public func intersects(_ o: PixelRect) -> Bool { !intersection(o).isEmpty }
+    /// This rect less `hole`: up to four rects, the rows above and below the hole whole,
+    /// the columns beside it in the hole's rows.
+    public func subtracting(_ hole: PixelRect?) -> [PixelRect] {
+        guard let hole, intersects(hole) else { return isEmpty ? [] : [self] }
+        let h = intersection(hole)
+        return [PixelRect(x, y, width, h.y - y), PixelRect(x, h.maxY, width, maxY - h.maxY),
+                PixelRect(x, h.y, h.x - x, h.height), PixelRect(h.maxX, h.y, maxX - h.maxX, h.height)]
+            .filter { !$0.isEmpty }
+    }
+
     public func contains(_ o: PixelRect) -> Bool {
         o.x >= x && o.y >= y && o.maxX <= maxX && o.maxY <= maxY
     }

@@ -66,10 +66,9 @@ open class Button: View {
         var fill = baseFill
         if isPressed { fill = fill.darker(0.25) }
         if !isEnabled { fill = fill.mixed(with: Theme.surface, 0.6) }
-        if kind != .quiet && isEnabled && !isPressed {
-            canvas.shadow(r, radius: cornerRadius, blur: 4, offsetY: 2, color: Color(r: 0, g: 0, b: 0, a: 70))
-        }
-        if fill.a > 0 { canvas.fillRoundedRect(r, radius: cornerRadius, fill) }
+        let raised = kind != .quiet && isEnabled && !isPressed
+        canvas.fillRoundedRect(r, radius: cornerRadius, fill,
+                               shadow: raised ? Shadow(blur: 4, offsetY: 2, color: Color(r: 0, g: 0, b: 0, a: 70)) : nil)
         if isFocused {
             canvas.strokeRoundedRect(bounds.insetBy(-4, -4), radius: cornerRadius + 4, width: 3, Theme.text)
         }

@@ -65,8 +65,7 @@ open class Panel: View {
     }
 
     open override func draw(_ canvas: Canvas) {
-        if hasShadow { canvas.shadow(bounds, radius: cornerRadius) }
-        canvas.fillRoundedRect(bounds, radius: cornerRadius, fill)
+        canvas.fillRoundedRect(bounds, radius: cornerRadius, fill, shadow: hasShadow ? .standard : nil)
         if let border { canvas.strokeRoundedRect(bounds, radius: cornerRadius, width: 2, border) }
     }
 }

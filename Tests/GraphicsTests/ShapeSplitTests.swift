@@ -107,6 +107,39 @@ final class ShadowMaskTests: XCTestCase {
         }
     }
 
+    /// A panel on its shadow leaves the shadow out under the panel's middle where the
+    /// panel is opaque: byte for byte the shadow drawn whole and the panel over it.
+    func testPanelOnItsShadowMatchesTheShadowThenThePanel() {
+        let rects = [Rect(40.25, 30.75, 200.5, 120.25), Rect(100, 80, 420, 560), Rect(-30.4, 500.6, 300, 200),
+                     Rect(300, 200, 20, 14)]  // the last: its radius leaves no middle
+        let clips = [PixelRect(0, 0, 800, 700), PixelRect(120, 150, 300, 250)]
+        for (rect, scale) in rects.flatMap({ r in [(r, 1.0), (r, 1.5)] }) {
+            for clip in clips {
+                for (fill, opacity) in [(Color(hex: 0x2F6FD0), 1.0), (Color(hex: 0xF0B040), 0.7),
+                                        (Color(r: 250, g: 250, b: 250, a: 200), 1.0)] {
+                    let panel = Surface(width: 800, height: 700, format: .xrgb8888)
+                    let layered = Surface(width: 800, height: 700, format: .xrgb8888)
+                    for s in [panel, layered] { s.clear(s.bounds, to: Color(hex: 0xC8D0E0)) }
+                    let clipRect = Rect(Double(clip.x) / scale, Double(clip.y) / scale,
+                                        Double(clip.width) / scale, Double(clip.height) / scale)
+                    var a = Canvas(surface: panel, scale: scale).clipped(to: clipRect)
+                    var b = Canvas(surface: layered, scale: scale).clipped(to: clipRect)
+                    a.opacity = opacity
+                    b.opacity = opacity
+                    let shadow = Shadow(blur: 12, offsetY: 6)
+                    a.fillRoundedRect(rect, radius: 22, fill, shadow: shadow)
+                    b.shadow(rect, radius: 22, blur: shadow.blur, offsetY: shadow.offsetY, color: shadow.color)
+                    b.fillRoundedRect(rect, radius: 22, fill)
+                    XCTAssertEqual(memcmp(panel.pixels, layered.pixels, panel.byteCount), 0,
+                                   "\(rect) scale \(scale) clip \(clip) \(fill) opacity \(opacity)")
+                }
+            }
+        }
+        XCTAssertEqual(PixelRect(0, 0, 10, 10).subtracting(PixelRect(2, 3, 4, 5)).reduce(0) { $0 + $1.area }, 80)
+        XCTAssertEqual(PixelRect(0, 0, 10, 10).subtracting(PixelRect(20, 20, 4, 4)), [PixelRect(0, 0, 10, 10)])
+        XCTAssertEqual(PixelRect(0, 0, 10, 10).subtracting(PixelRect(-5, -5, 30, 30)), [])
+    }
+
     func testOneMaskPerSizeWherever() {
         let key = { (x: Double) in ShadowMasks.Key(rect: Rect(x, 8, 100, 60), radius: 14, blur: 8, alpha: 29) }
         let a = ShadowMasks.shared.mask(key(8)), b = ShadowMasks.shared.mask(key(8))
