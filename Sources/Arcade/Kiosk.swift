@@ -579,9 +579,12 @@ final class AttractBanner: View {
         // A slow pulse: the one thing allowed to move on its own, in the attract mode.
         // The scene's animator holds these closures, so they hold the scene weakly:
         // otherwise every attract scene stays alive after the next one replaces it.
+        // The scale goes in steps of 1/512 (a pixel of a 1080p banner's width): 31 sizes
+        // whose shadow masks and text stay cached, where every frame's new size made a new
+        // shadow mask (13M instructions a frame at 1920x1080, most of an attract frame).
         func pulse(_ scene: Scene?) {
             scene?.animator.tween(duration: 1.2, easing: .easeInOut) { [weak self] t in
-                self?.scale = 1 + 0.06 * sin(t * .pi)
+                self?.scale = 1 + (0.06 * sin(t * .pi) * 512).rounded() / 512
             }.onComplete { [weak self, weak scene] in if self?.superview != nil { pulse(scene) } }
         }
         pulse(scene)
