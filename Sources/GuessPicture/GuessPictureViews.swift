@@ -68,14 +68,9 @@ final class SlotView: View {
             canvas.strokeRoundedRect(bounds.insetBy(-4, -4), radius: cornerRadius + 4, width: 3, Theme.accent)
         }
         // A slot's face (empty: an outline; filled: a raised tile) is the same for every slot
-        // of a size: one cached picture, as a Button's face is. The margin holds the shadow.
-        let margin = 7.0, radius = cornerRadius
+        // of a size: one cached picture, as a Button's face is.
         guard let character else {
-            canvas.drawCached("slot.empty.\(radius)", in: bounds.insetBy(-margin, -margin)) { c in
-                let face = Rect(margin, margin, bounds.width, bounds.height)
-                c.fillRoundedRect(face, radius: radius, Theme.surface)
-                c.strokeRoundedRect(face, radius: radius, width: 2, Theme.textDim.withAlpha(0.5))
-            }
+            canvas.drawCachedPanel(bounds, radius: cornerRadius, Theme.surface, border: (2, Theme.textDim.withAlpha(0.5)))
             return
         }
         let fill: Color
@@ -84,10 +79,7 @@ final class SlotView: View {
         case .right: fill = Theme.success
         case .wrong: fill = Theme.error
         }
-        canvas.drawCached("slot.\(fill.r).\(fill.g).\(fill.b).\(radius)", in: bounds.insetBy(-margin, -margin)) { c in
-            c.fillRoundedRect(Rect(margin, margin, bounds.width, bounds.height), radius: radius, fill,
-                              shadow: Shadow(blur: 4, offsetY: 2))
-        }
+        canvas.drawCachedPanel(bounds, radius: cornerRadius, fill, shadow: Shadow(blur: 4, offsetY: 2))
         let color = judgement == .incomplete ? Theme.background : Color.white
         canvas.drawText(String(character), in: bounds,
                         style: TextStyle(size: bounds.height * 0.55, weight: .bold, color: color),

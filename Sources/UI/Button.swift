@@ -67,16 +67,9 @@ open class Button: View {
         if isPressed { fill = fill.darker(0.25) }
         if !isEnabled { fill = fill.mixed(with: Theme.surface, 0.6) }
         let raised = kind != .quiet && isEnabled && !isPressed
-        if fill.a > 0 || raised {
-            // The face and its shadow are the same for every button of a size and colour (a
-            // keyboard of letters): one picture each, composited (rasterizing them took most
-            // of a 1080p Guess Picture frame). The margin holds the shadow (blur 4, 2 down).
-            let margin = 7.0, radius = cornerRadius
-            canvas.drawCached("button.\(fill.r).\(fill.g).\(fill.b).\(fill.a).\(radius).\(raised)",
-                              in: r.insetBy(-margin, -margin)) { c in
-                c.fillRoundedRect(Rect(margin, margin, r.width, r.height), radius: radius, fill,
-                                  shadow: raised ? Shadow(blur: 4, offsetY: 2, color: Color(r: 0, g: 0, b: 0, a: 70)) : nil)
-            }
+        if fill.a > 0 || raised {  // the same face for every button of a size and colour: one picture
+            canvas.drawCachedPanel(r, radius: cornerRadius, fill,
+                                   shadow: raised ? Shadow(blur: 4, offsetY: 2, color: Color(r: 0, g: 0, b: 0, a: 70)) : nil)
         }
         if isFocused {
             canvas.strokeRoundedRect(bounds.insetBy(-4, -4), radius: cornerRadius + 4, width: 3, Theme.text)
