@@ -59,21 +59,17 @@ def compile_to_asm(clang, target, sysroot, extra):
 
 
 def blocks(lines, comment):
-    """The assembly cut at each block label or `%bb.N` line: [(function, its comments,
-    its lines)]."""
+    """The assembly cut at each basic block's label or `%bb.N` line: [(function, its lines)]."""
     out, function = [], "?"
     for raw in lines:
         stripped = raw.strip()
         name = re.match(r"^([A-Za-z_]\w*):", stripped)
         if name:
             function = name.group(1)
-        starts = re.match(r"^\.LBB\w+:", stripped) or stripped.startswith(comment + " %bb.")
-        if starts:
-            out.append([function, stripped, []])
-        elif out and stripped.startswith(comment) and not out[-1][2]:
-            out[-1][1] += " " + stripped  # the header's comment, continued
+        if re.match(r"^\.LBB\w+:", stripped) or stripped.startswith(comment + " %bb."):
+            out.append((function, []))
         elif out:
-            out[-1][2].append(stripped)
+            out[-1][1].append(stripped)
     return out
 
 
@@ -84,7 +80,7 @@ def store_blocks(lines, comment, target, min_stored):
     blocks are unrolled by the compiler inside their loop, so blocks, not loops, are the
     unit: llvm-mca runs each as if it repeated, its steady state."""
     found = []
-    for function, _, body in blocks(lines, comment):
+    for function, body in blocks(lines, comment):
         insts, line_now, first_store_line, loaded, stored = [], 0, 0, 0, 0
         for line in body:
             if line.startswith(".loc"):
