@@ -8,10 +8,14 @@ and divides by the bytes each block stores. That is the
 core's side of a copy: what it costs where the data sits in L1, as a damaged
 rectangle's rows do. Memory is not modelled; whole frames on a Pi wait on DRAM.
 
-    scripts/kernel-cycles.py [--cpu cortex-a72] [--sysroot DIR]
+    scripts/kernel-cycles.py [--cpu cortex-a72] [--sysroot DIR]     # a Pi 4's core
+    scripts/kernel-cycles.py --cpu neoverse-n1                      # a Pi 5's
     scripts/kernel-cycles.py --target x86_64-linux-gnu --cpu znver3
 
-llvm-mca comes with Debian's llvm (scripts/install-deps.sh bench). For aarch64 the C
+The Pi 5's Cortex-A76 has no model of its own in LLVM (up to 19 at least, -mcpu=cortex-a76
+prints the A72's figures); Neoverse N1 is the same core design built for servers (the
+same 4-wide decode, two ASIMD and two load/store pipes), and LLVM 17 and later model it.
+llvm-mca comes with Debian's llvm-19 (scripts/install-deps.sh bench). For aarch64 the C
 headers come from the arm64 build root (`make arm64` caches it in /var/cache/boardwalk),
 found by itself when --sysroot is not given.
 
@@ -33,7 +37,7 @@ def find_tool(names):
         path = shutil.which(name)
         if path:
             return path
-    sys.exit(f"kernel-cycles: none of {', '.join(names)} found (apt-get install llvm)")
+    sys.exit(f"kernel-cycles: none of {', '.join(names)} found (apt-get install llvm-19)")
 
 
 def default_clang():
@@ -177,7 +181,7 @@ def main():
     ap.add_argument("cflags", nargs="*")
     args = ap.parse_args()
     clang = args.clang or default_clang()
-    mca = args.mca or find_tool(["llvm-mca", "llvm-mca-19", "llvm-mca-17", "llvm-mca-16", "llvm-mca-14"])
+    mca = args.mca or find_tool(["llvm-mca-19", "llvm-mca", "llvm-mca-17", "llvm-mca-16", "llvm-mca-14"])
     sysroot = args.sysroot
     if not sysroot and args.target.startswith("aarch64"):
         roots = sorted(glob.glob("/var/cache/boardwalk/images/rootdir-*-arm64-*"), key=os.path.getmtime)

@@ -26,6 +26,7 @@ typedef uint32_t u32x8_a16 __attribute__((vector_size(32), aligned(16)));
 typedef uint16_t u16x16_a16 __attribute__((vector_size(32), aligned(16)));
 typedef uint16_t u16x4 __attribute__((vector_size(8)));
 typedef uint16_t u16x8 __attribute__((vector_size(16)));
+typedef uint8_t u8x16 __attribute__((vector_size(16)));
 
 static inline u32x4 load4(const uint32_t *p) { u32x4 v; memcpy(&v, p, 16); return v; }
 
@@ -598,19 +599,37 @@ void bw_copy_xrgb8888(uint32_t *dst, ptrdiff_t dst_stride, const uint32_t *src,
 
 // 16 shadow pixels from s to d as rgb565, 32 bytes a store (on aarch64 one STNP when
 // `stream`, see stream_row; d then 16-byte aligned). On NEON, LD4 splits the pixels' bytes
-// into B, G and R registers as it loads, and each 8 pixels take three widening shifts (R,
-// G, B to the top of 16-bit lanes) and two shift-inserts (G, then B, under R's top 5
-// bits), the usual NEON way to rgb565: 11 cycles for 16 pixels on LLVM's Cortex-A72 model
-// against 16-18 for two narrowing packs (scripts/kernel-cycles.py).
+// into B, G and R registers as it loads, and each rgb565 byte is then one shift-insert on
+// 16 pixels at once: the high byte is R's top 5 bits over G's top 3, the low byte G's
+// next 3 over B's top 5. ST2 (or two zips before an STNP) interleaves the two bytes back
+// into pixels. In LLVM's models a loop of these takes 10 cycles on a Cortex-A72 (the
+// LD4 is the bound) and 5-6 on a Neoverse N1 (the Pi 5's A76 core), against 11 on both
+// for widening the channels to 16-bit lanes and inserting there (scripts/kernel-cycles.py).
+#if defined(__aarch64__) && defined(__ARM_NEON)
+// 16 shadow pixels as their rgb565 low and high bytes.
+static inline uint8x16x2_t bytes565x16(const uint32_t *s) {
+    uint8x16x4_t bgrx = vld4q_u8((const uint8_t *)s);  // little-endian xrgb8888: B, G, R, X
+    return (uint8x16x2_t){{ vsriq_n_u8(vshlq_n_u8(bgrx.val[1], 3), bgrx.val[0], 3),
+                            vsriq_n_u8(bgrx.val[2], bgrx.val[1], 5) }};
+}
+static inline uint8x16_t reverse16(uint8x16_t v) {
+    v = vrev64q_u8(v);
+    return vextq_u8(v, v, 8);
+}
+#endif
 static inline __attribute__((always_inline)) void put565x16(uint16_t *d, const uint32_t *s, int stream) {
 #if defined(__aarch64__) && defined(__ARM_NEON)
-    uint8x16x4_t bgrx = vld4q_u8((const uint8_t *)s);  // little-endian xrgb8888: B, G, R, X
-    uint16x8_t lo = vshll_n_u8(vget_low_u8(bgrx.val[2]), 8), hi = vshll_high_n_u8(bgrx.val[2], 8);
-    lo = vsriq_n_u16(lo, vshll_n_u8(vget_low_u8(bgrx.val[1]), 8), 5);
-    hi = vsriq_n_u16(hi, vshll_high_n_u8(bgrx.val[1], 8), 5);
-    lo = vsriq_n_u16(lo, vshll_n_u8(vget_low_u8(bgrx.val[0]), 8), 11);
-    hi = vsriq_n_u16(hi, vshll_high_n_u8(bgrx.val[0], 8), 11);
-    u16x16_a16 v = __builtin_shufflevector((u16x8)lo, (u16x8)hi, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    uint8x16x2_t lohi = bytes565x16(s);
+    if (!stream) {
+        vst2q_u8((uint8_t *)d, lohi);
+        return;
+    }
+    u8x16 a = (u8x16)vzip1q_u8(lohi.val[0], lohi.val[1]), b = (u8x16)vzip2q_u8(lohi.val[0], lohi.val[1]);
+    // Opaque to the optimizer, which otherwise folds the zips and the store into an ST2
+    // and drops the non-temporal hint.
+    __asm__("" : "+w"(a), "+w"(b));
+    u16x16_a16 v = (u16x16_a16)__builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+                                                       16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31);
 #else
     u16x16_a16 v = __builtin_shufflevector(pack565(load4(s), load4(s + 4)), pack565(load4(s + 8), load4(s + 12)),
                                            0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
@@ -640,6 +659,13 @@ static void upright_rgb565(uint16_t *dst, ptrdiff_t dst_stride, const uint32_t *
             }
             for (; i < width; i++) d[i] = to565(s[i]);
         } else {
+#if defined(__aarch64__) && defined(__ARM_NEON)
+            // Upside down: the 16 pixels ending at s[-i], their bytes turned around.
+            for (; i + 16 <= width; i += 16) {
+                uint8x16x2_t lohi = bytes565x16(s - i - 15);
+                vst2q_u8((uint8_t *)(d + i), ((uint8x16x2_t){{ reverse16(lohi.val[0]), reverse16(lohi.val[1]) }}));
+            }
+#endif
             for (; i + 8 <= width; i += 8) {
                 u32x4 a = load4(s - i - 3), b = load4(s - i - 7);
                 u16x8 v = pack565(__builtin_shufflevector(a, a, 3, 2, 1, 0), __builtin_shufflevector(b, b, 3, 2, 1, 0));
