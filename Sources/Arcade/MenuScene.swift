@@ -12,8 +12,6 @@ final class GameTile: Button {
     /// The best result's words for the variant in play (nil: never played); the game's
     /// descriptor says what it is.
     var best: String? { didSet { if best != oldValue { setNeedsDisplay() } } }
-    /// Gently bobs the picture (attract mode only).
-    var bob: Double = 0 { didSet { if bob != oldValue { setNeedsDisplay() } } }
 
     init(game: GameDescriptor, language: Language) {
         self.game = game
@@ -31,7 +29,7 @@ final class GameTile: Button {
         canvas.fillRoundedRect(r.insetBy(0, 0).offsetBy(0, 0).with(height: r.height - 6), radius: cornerRadius, top)
         // A soft light spot behind the picture.
         let pictureSide = min(r.width * 0.62, r.height * 0.5)
-        let pc = Point(r.midX, r.minY + r.height * 0.38 + bob)
+        let pc = Point(r.midX, r.minY + r.height * 0.38)
         canvas.fillCircle(center: pc, radius: pictureSide * 0.62, Color.white.withAlpha(0.16))
         canvas.drawEmoji(game.emoji, in: Rect(center: pc, size: Size(pictureSide, pictureSide)),
                          fonts: UIEnvironment.fonts)

@@ -89,12 +89,14 @@ public struct Canvas {
     }
 
     /// A rounded panel on its soft shadow. Where the panel is opaque, its shadow is not
-    /// composited under the panel's middle (the rect inset by the corner radius, which the
-    /// panel covers whole): the same pixels, without blending a panel's area of shadow only
-    /// to paint over it (two thirds of the shadows' work on the 1920x1080 menu).
+    /// composited under the panel's middle (the cross of the rect inset by the corner
+    /// radius across and down, which the panel covers whole): the same pixels, without
+    /// blending a panel's area of shadow only to paint over it (most of the shadows' work
+    /// on the 1920x1080 menu).
     public func fillRoundedRect(_ rect: Rect, radius: Double, _ color: Color, shadow: Shadow?) {
         guard let shadow else { return fillRoundedRect(rect, radius: radius, color) }
-        let hidden = color.fading(opacity).a == 255 ? wholePixelsInside(rect.insetBy(radius, radius)) : nil
+        let hidden = color.fading(opacity).a == 255
+            ? [wholePixelsInside(rect.insetBy(0, radius)), wholePixelsInside(rect.insetBy(radius, 0))].compactMap { $0 } : []
         self.shadow(rect, radius: radius, blur: shadow.blur, offsetY: shadow.offsetY, color: shadow.color, hidden: hidden)
         fillRoundedRect(rect, radius: radius, color)
     }
@@ -108,8 +110,22 @@ public struct Canvas {
         fillRingPixels(outer: outer, inner: inner, color.fading(opacity))
     }
 
+    /// A big ellipse is drawn through its coverage mask (`EllipseMasks`), kept per size and
+    /// place within a pixel: rasterizing costs pixman 15 sub-rows a pixel row, a menu tile's
+    /// light spot a third of the 1080p menu. Small ones are rasterized straight.
     public func fillEllipse(_ rect: Rect, _ color: Color) {
-        fillPolygonPixels(ellipseOutline(toPixelsRect(rect)), color.fading(opacity))
+        let px = toPixelsRect(rect)
+        let color = color.fading(opacity)
+        guard min(px.width, px.height) >= EllipseMasks.smallest, color.a > 0 else {
+            return fillPolygonPixels(ellipseOutline(px), color)
+        }
+        let x = Int(px.minX.rounded(.down)), y = Int(px.minY.rounded(.down))
+        let key = EllipseMasks.Key(phaseX: px.minX - Double(x), phaseY: px.minY - Double(y), width: px.width, height: px.height)
+        guard let mask = EllipseMasks.shared.mask(key, outline: { ellipseOutline($0) }), let fill = SolidFill(color) else {
+            // Asked for once so far, or too big to keep: drawn at the same relative place.
+            return fillPolygonPixels(ellipseOutline(key.rect), color, movedBy: (x, y))
+        }
+        drawMask(mask, atPixel: x, y, fill)
     }
 
     public func fillCircle(center: Point, radius: Double, _ color: Color) {
@@ -146,11 +162,11 @@ public struct Canvas {
     /// combined coverage, and a screen of cards shares a few sizes.
     public func shadow(_ rect: Rect, radius: Double, blur: Double = Shadow.standard.blur,
                        offsetY: Double = Shadow.standard.offsetY, color: Color = Shadow.standard.color) {
-        shadow(rect, radius: radius, blur: blur, offsetY: offsetY, color: color, hidden: nil)
+        shadow(rect, radius: radius, blur: blur, offsetY: offsetY, color: color, hidden: [])
     }
 
     /// The shadow, left out of `hidden` (pixels something opaque covers next).
-    private func shadow(_ rect: Rect, radius: Double, blur: Double, offsetY: Double, color: Color, hidden: PixelRect?) {
+    private func shadow(_ rect: Rect, radius: Double, blur: Double, offsetY: Double, color: Color, hidden: [PixelRect]) {
         let layer = color.withAlpha(Double(color.a) / 255 / Double(ShadowMasks.steps) * 1.6).fading(opacity)
         guard layer.a > 0 else { return }
         let outer = toPixelsRect(rect.offsetBy(0, offsetY).insetBy(-blur, -blur))
@@ -278,10 +294,11 @@ public struct Canvas {
 
     /// A glyph's a8 coverage mask in `fill`'s colour. The area is cut to the clip here, so pixman needs
     /// no clip region: setting one per glyph cost more than compositing the glyph.
-    func drawMask(_ mask: Surface, atPixel x: Int, _ y: Int, _ fill: SolidFill, except hidden: PixelRect? = nil) {
+    func drawMask(_ mask: Surface, atPixel x: Int, _ y: Int, _ fill: SolidFill, except hidden: [PixelRect] = []) {
         let area = PixelRect(x, y, mask.width, mask.height).intersection(clip)
         guard !area.isEmpty else { return }
-        for part in area.subtracting(hidden) {
+        let parts = hidden.reduce([area]) { parts, hole in parts.flatMap { $0.subtracting(hole) } }
+        for part in parts {
             pixman_image_composite32(PIXMAN_OP_OVER, fill.image, mask.image, surface.image,
                                      0, 0, Int32(part.x - x), Int32(part.y - y),
                                      Int32(part.x), Int32(part.y), Int32(part.width), Int32(part.height))
@@ -373,9 +390,11 @@ extension Canvas {
     /// A convex outline, cut into horizontal trapezoids: one band between each pair of
     /// vertex heights, so pixman rasterizes every pixel once (a triangle fan would make it
     /// walk the whole shape once per triangle).
-    private func fillPolygonPixels(_ pts: [Point], _ color: Color) {
+    /// `movedBy`: whole pixels added in pixman's fixed point, so the outline lands exactly
+    /// where a mask of it drawn at (0, 0) and composited there would.
+    private func fillPolygonPixels(_ pts: [Point], _ color: Color, movedBy move: (x: Int, y: Int) = (0, 0)) {
         guard pts.count >= 3, color.a > 0 else { return }
-        let traps = Canvas.trapezoids(convex: pts)
+        let traps = Canvas.trapezoids(convex: pts).map { Canvas.moved($0, by: move) }
         guard !traps.isEmpty else { return }
         withSolidSource(color) { src in
             // A big shape is mostly whole pixels: the tallest band's inside is filled
@@ -395,16 +414,41 @@ extension Canvas {
                 pixman_line_fixed_t(p1: pixman_point_fixed_t(x: fixed(Double(x)), y: t.top),
                                     p2: pixman_point_fixed_t(x: fixed(Double(x)), y: t.bottom))
             }
-            compositeTrapezoids([pixman_trapezoid_t(top: t.top, bottom: t.bottom, left: t.left, right: vertical(core.box.x))],
-                                rows: rows, src)
-            compositeTrapezoids([pixman_trapezoid_t(top: t.top, bottom: t.bottom, left: vertical(core.box.maxX), right: t.right)],
-                                rows: rows, src)
+            compositeStrip(pixman_trapezoid_t(top: t.top, bottom: t.bottom, left: t.left, right: vertical(core.box.x)),
+                           rows: rows, src)
+            compositeStrip(pixman_trapezoid_t(top: t.top, bottom: t.bottom, left: vertical(core.box.maxX), right: t.right),
+                           rows: rows, src)
             let inside = PixelRect(core.box.x, rows.lowerBound, core.box.width, rows.count).intersection(clip)
             if !inside.isEmpty {
                 pixman_image_composite32(PIXMAN_OP_OVER, src, nil, surface.image, 0, 0, 0, 0,
                                          Int32(inside.x), Int32(inside.y), Int32(inside.width), Int32(inside.height))
             }
         }
+    }
+
+    /// A band's strip beside its solid core, for `rows` that lie wholly inside the band.
+    /// Where both its edges are vertical (a panel's sides), every row of the strip has the
+    /// same coverage: one row is rasterized and copied down the mask. pixman's rasterizer
+    /// costs by the row (15 sub-rows each, whatever the width), so a tall panel's one-pixel
+    /// sides were most of its rasterizing. The mask is the one pixman_composite_trapezoids
+    /// makes, composited the same way.
+    private func compositeStrip(_ t: pixman_trapezoid_t, rows: Range<Int>, _ src: OpaquePointer) {
+        guard t.left.p1.x == t.left.p2.x, t.right.p1.x == t.right.p2.x, rows.count > 1 else {
+            return compositeTrapezoids([t], rows: rows, src)
+        }
+        let x0 = Int(t.left.p1.x >> 16), x1 = Int((t.right.p1.x + 0xFFFF) >> 16)
+        guard x1 > x0, x0 < clip.maxX, x1 > clip.x else { return }
+        guard let mask = pixman_image_create_bits(PIXMAN_a8, Int32(x1 - x0), Int32(rows.count), nil, 0) else { return }
+        defer { pixman_image_unref(mask) }
+        var row = t
+        row.top = fixed(Double(rows.lowerBound))
+        row.bottom = fixed(Double(rows.lowerBound + 1))
+        pixman_rasterize_trapezoid(mask, &row, Int32(-x0), Int32(-rows.lowerBound))
+        let stride = Int(pixman_image_get_stride(mask))
+        let bytes = UnsafeMutableRawPointer(pixman_image_get_data(mask)!)
+        for y in 1..<rows.count { (bytes + y * stride).copyMemory(from: bytes, byteCount: x1 - x0) }
+        pixman_image_composite32(PIXMAN_OP_OVER, src, mask, surface.image, 0, 0, 0, 0,
+                                 Int32(x0), Int32(rows.lowerBound), Int32(x1 - x0), Int32(rows.count))
     }
 
     /// Rasterizes `traps` cut to `rows` (pixman sizes its mask by the trapezoids, not by
@@ -452,6 +496,16 @@ extension Canvas {
             pixman_composite_trapezoids(PIXMAN_OP_OVER, src, surface.image, PIXMAN_a8,
                                         0, 0, 0, 0, Int32(buf.count), buf.baseAddress)
         }
+    }
+
+    static func moved(_ t: pixman_trapezoid_t, by move: (x: Int, y: Int)) -> pixman_trapezoid_t {
+        guard move != (0, 0) else { return t }
+        let dx = pixman_fixed_t(move.x) << 16, dy = pixman_fixed_t(move.y) << 16
+        func line(_ l: pixman_line_fixed_t) -> pixman_line_fixed_t {
+            pixman_line_fixed_t(p1: pixman_point_fixed_t(x: l.p1.x + dx, y: l.p1.y + dy),
+                                p2: pixman_point_fixed_t(x: l.p2.x + dx, y: l.p2.y + dy))
+        }
+        return pixman_trapezoid_t(top: t.top + dy, bottom: t.bottom + dy, left: line(t.left), right: line(t.right))
     }
 
     static func cut(_ t: pixman_trapezoid_t, to rows: Range<Int>) -> pixman_trapezoid_t? {
@@ -585,6 +639,52 @@ import Glibc
 #endif
 
 /// The shadows' masks, least recently used out past a byte bound (`RecentSurfaces`).
+/// Big ellipses' coverage (a8), rasterized once per size and place within a pixel and
+/// composited from then on. The outline is worked out relative to the mask's top-left
+/// pixel whether or not a mask is kept, so a kept mask gives the very pixels rasterizing
+/// again would. A mask is made the second time its key is asked for: an ellipse that
+/// changes size every frame (a card's badge as it flips) never makes one.
+final class EllipseMasks {
+    nonisolated(unsafe) static let shared = EllipseMasks()
+    /// Ellipses narrower than this (pixels) are rasterized straight.
+    static let smallest = 64.0
+    static let byteLimit = 2 << 20
+
+    /// The ellipse in pixels relative to its mask's top-left pixel, in 1/256 pixel steps
+    /// (drawn there whether a mask is kept or not): tiles laid out at "the same" place
+    /// within a pixel, by arithmetic that differs in the last bits, share one mask.
+    struct Key: Hashable {
+        let phaseX, phaseY, width, height: Int
+        init(phaseX: Double, phaseY: Double, width: Double, height: Double) {
+            func q(_ v: Double) -> Int { Int((v * 256).rounded()) }
+            self.phaseX = q(phaseX); self.phaseY = q(phaseY); self.width = q(width); self.height = q(height)
+        }
+        var rect: Rect { Rect(Double(phaseX) / 256, Double(phaseY) / 256, Double(width) / 256, Double(height) / 256) }
+    }
+
+    private var masks = RecentSurfaces<Key>(byteLimit: EllipseMasks.byteLimit)
+    private var askedOnce: Set<Key> = []
+
+    func keeps(_ key: Key) -> Bool { masks.contains(key) }
+
+    func mask(_ key: Key, outline: (Rect) -> [Point]) -> Surface? {
+        let width = Int(key.rect.maxX.rounded(.up)), height = Int(key.rect.maxY.rounded(.up))
+        guard width * height <= EllipseMasks.byteLimit / 4 else { return nil }
+        if !masks.contains(key) {
+            if askedOnce.count > 256 { askedOnce.removeAll() }
+            guard askedOnce.remove(key) != nil else {
+                askedOnce.insert(key)
+                return nil
+            }
+        }
+        return masks.surface(key) {
+            let mask = Surface(width: width, height: height, format: .a8, mapped: true)
+            Canvas(surface: mask).fillPolygon(outline(key.rect), Color(r: 0, g: 0, b: 0, a: 255))
+            return mask
+        }
+    }
+}
+
 final class ShadowMasks {
     static let steps = 5
     nonisolated(unsafe) static let shared = ShadowMasks()

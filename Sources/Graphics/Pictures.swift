@@ -11,6 +11,7 @@ struct RecentSurfaces<Key: Hashable> {
     init(byteLimit: Int) { self.byteLimit = byteLimit }
 
     var count: Int { entries.count }
+    func contains(_ key: Key) -> Bool { entries[key] != nil }
 
     /// The surface kept for `key`, or the one `make` makes (kept: one bigger than the bound
     /// is kept alone).

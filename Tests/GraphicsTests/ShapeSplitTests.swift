@@ -60,6 +60,7 @@ final class ShapeSplitTests: XCTestCase {
             [Point(30.4, 20.6), Point(700.7, 20.6), Point(700.7, 610.3), Point(30.4, 610.3)],   // a fractional rect
             [Point(10, 10), Point(790, 12.5), Point(760, 630.2), Point(40.75, 600)],          // a quadrilateral
             polygon(center: Point(600, 300), radii: (6, 200), sides: 24),                    // too thin for a core
+            polygon(center: Point(333.6, 290.4), radii: (150.3, 150.3), sides: 120, turn: 0),  // a menu tile's light spot
         ]
         let clips = [PixelRect(0, 0, 800, 640), PixelRect(37, 41, 513, 300), PixelRect(0, 400, 800, 7)]
         for (n, pts) in shapes.enumerated() {
@@ -194,5 +195,44 @@ final class GradientRowsTests: XCTestCase {
                 }
             }
         }
+    }
+}
+
+/// Big ellipses are composited through a kept coverage mask from their second drawing at
+/// a size and place within a pixel: byte for byte what rasterizing them again gives.
+final class EllipseMaskTests: XCTestCase {
+    func testMaskedEllipseMatchesRasterizingByteForByte() {
+        let cases: [(Rect, Double)] = [(Rect(100.3, 80.6, 301.7, 301.7), 1), (Rect(40.25, 30.5, 180, 120.4), 2.25),
+                                       (Rect(-60.6, 500.2, 250, 200), 1)]  // past the edge
+        let clips = [PixelRect(0, 0, 800, 640), PixelRect(150, 120, 200, 180)]
+        for (rect, scale) in cases {
+            for clip in clips {
+                for color in [Color(hex: 0x3366CC), Color.white.withAlpha(0.16)] {
+                    let clipRect = Rect(Double(clip.x) / scale, Double(clip.y) / scale,
+                                        Double(clip.width) / scale, Double(clip.height) / scale)
+                    var drawn: [Surface] = []
+                    for _ in 0..<3 {  // rasterized (asked once), mask made, mask kept
+                        let s = Surface(width: 800, height: 640, format: .xrgb8888)
+                        s.clear(s.bounds, to: Color(hex: 0x405060))
+                        Canvas(surface: s, scale: scale).clipped(to: clipRect).fillEllipse(rect, color)
+                        drawn.append(s)
+                    }
+                    for s in drawn.dropFirst() {
+                        XCTAssertEqual(memcmp(s.pixels, drawn[0].pixels, s.byteCount), 0, "\(rect) scale \(scale) clip \(clip) \(color)")
+                    }
+                }
+            }
+        }
+        // Moved by whole pixels: the same pixels, moved.
+        let a = Surface(width: 400, height: 400, format: .xrgb8888), b = Surface(width: 400, height: 400, format: .xrgb8888)
+        for s in [a, b] { s.clear(s.bounds, to: Color(hex: 0x405060)) }
+        Canvas(surface: a).fillEllipse(Rect(20.4, 30.7, 150.5, 99.3), Color(hex: 0xE0A030))
+        for s in [Surface(width: 400, height: 400, format: .xrgb8888), b] {  // the second from the mask
+            Canvas(surface: s).fillEllipse(Rect(27.4, 33.7, 150.5, 99.3), Color(hex: 0xE0A030))
+        }
+        for y in 0..<300 {
+            XCTAssertEqual(memcmp(a.pixels + y * a.stride, b.pixels + (y + 3) * b.stride + 7 * 4, 250 * 4), 0, "row \(y)")
+        }
+        XCTAssertTrue(EllipseMasks.shared.keeps(EllipseMasks.Key(phaseX: 0.4, phaseY: 0.7, width: 150.5, height: 99.3)))
     }
 }
