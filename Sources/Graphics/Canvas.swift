@@ -709,20 +709,31 @@ final class ShadowMasks {
     private var masks = RecentSurfaces<Key>(byteLimit: ShadowMasks.byteLimit)
 
     func mask(_ key: Key) -> Surface? {
-        masks.surface(key) {
-            let blur = key.value(key.blur)
-            let panel = Rect(key.value(key.x), key.value(key.y), key.value(key.width), key.value(key.height))
-            let width = Int((panel.maxX + blur).rounded(.up)), height = Int((panel.maxY + blur).rounded(.up))
-            guard width > 0, height > 0, width <= 8192, height <= 8192 else { return nil }
-            // Mapped: masks come and go with the sizes on screen; in the heap they left holes.
-            let mask = Surface(width: width, height: height, format: .a8, mapped: true)
-            let canvas = Canvas(surface: mask)
-            for i in 0..<ShadowMasks.steps {
-                let grow = blur * Double(ShadowMasks.steps - i) / Double(ShadowMasks.steps)
-                canvas.fillRoundedRect(panel.insetBy(-grow, -grow), radius: key.value(key.radius) + grow,
-                                       Color(r: 0, g: 0, b: 0, a: key.alpha))
-            }
-            return mask
+        masks.surface(key) { ShadowMasks.draw(key, stackedIn: .argb8888) }
+    }
+
+    /// The stacked layers' coverage. Stacked in `format`, a8 kept: pixman has SIMD paths
+    /// for OVER into argb8888 but none into a8, where its general path took 5x as long (a
+    /// popping slot's new mask every frame was most of a 1080p Guess Picture frame); the
+    /// alpha channel comes out byte for byte the a8 stack (`ShadowMaskTests`).
+    static func draw(_ key: Key, stackedIn format: PixelFormat) -> Surface? {
+        let blur = key.value(key.blur)
+        let panel = Rect(key.value(key.x), key.value(key.y), key.value(key.width), key.value(key.height))
+        let width = Int((panel.maxX + blur).rounded(.up)), height = Int((panel.maxY + blur).rounded(.up))
+        guard width > 0, height > 0, width <= 8192, height <= 8192 else { return nil }
+        // Mapped: masks come and go with the sizes on screen; in the heap they left holes.
+        let mask = Surface(width: width, height: height, format: .a8, mapped: true)
+        let stack = format == .a8 ? mask : Surface(width: width, height: height, format: format, mapped: true)
+        let canvas = Canvas(surface: stack)
+        for i in 0..<ShadowMasks.steps {
+            let grow = blur * Double(ShadowMasks.steps - i) / Double(ShadowMasks.steps)
+            canvas.fillRoundedRect(panel.insetBy(-grow, -grow), radius: key.value(key.radius) + grow,
+                                   Color(r: 0, g: 0, b: 0, a: key.alpha))
         }
+        if stack !== mask {
+            pixman_image_composite32(PIXMAN_OP_SRC, stack.image, nil, mask.image, 0, 0, 0, 0, 0, 0,
+                                     Int32(width), Int32(height))
+        }
+        return mask
     }
 }

@@ -79,7 +79,13 @@ final class SlotView: View {
         case .right: fill = Theme.success
         case .wrong: fill = Theme.error
         }
-        canvas.drawCachedPanel(bounds, radius: cornerRadius, fill, shadow: Shadow(blur: 4, offsetY: 2))
+        // While it pops (its scale animating) a slot is a new size every frame: drawn
+        // straight, not made into a picture for one frame.
+        if scale != 1 {
+            canvas.fillRoundedRect(bounds, radius: cornerRadius, fill, shadow: Shadow(blur: 4, offsetY: 2))
+        } else {
+            canvas.drawCachedPanel(bounds, radius: cornerRadius, fill, shadow: Shadow(blur: 4, offsetY: 2))
+        }
         let color = judgement == .incomplete ? Theme.background : Color.white
         canvas.drawText(String(character), in: bounds,
                         style: TextStyle(size: bounds.height * 0.55, weight: .bold, color: color),

@@ -141,6 +141,17 @@ final class ShadowMaskTests: XCTestCase {
         XCTAssertEqual(PixelRect(0, 0, 10, 10).subtracting(PixelRect(-5, -5, 30, 30)), [])
     }
 
+    /// Stacked in argb8888 (pixman's fast paths) and kept as a8: the very bytes of the
+    /// layers stacked in a8.
+    func testMaskStackedInArgbIsTheA8Stack() {
+        for (rect, radius, blur, alpha) in [(Rect(8.25, 8.5, 100, 60.75), 14.0, 8.0, UInt8(29)), (Rect(27, 18, 402.5, 300), 49.5, 27, 23),
+                                            (Rect(9, 4.5, 40, 18), 22.5, 9, 16), (Rect(2, 3, 300, 12), 4, 2, 200)] {
+            let key = ShadowMasks.Key(rect: rect, radius: radius, blur: blur, alpha: alpha)
+            let a = ShadowMasks.draw(key, stackedIn: .argb8888)!, b = ShadowMasks.draw(key, stackedIn: .a8)!
+            XCTAssertEqual(memcmp(a.pixels, b.pixels, a.byteCount), 0, "\(rect) radius \(radius) blur \(blur) alpha \(alpha)")
+        }
+    }
+
     func testOneMaskPerSizeWherever() {
         let key = { (x: Double) in ShadowMasks.Key(rect: Rect(x, 8, 100, 60), radius: 14, blur: 8, alpha: 29) }
         let a = ShadowMasks.shared.mask(key(8)), b = ShadowMasks.shared.mask(key(8))
