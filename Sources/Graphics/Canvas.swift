@@ -102,17 +102,19 @@ public struct Canvas {
     }
 
     public func strokeRoundedRect(_ rect: Rect, radius: Double, width: Double, _ color: Color) {
+        let ring = roundedRing(rect, radius: radius, width: width)
+        fillRoundedRing(outer: ring.outer, inner: ring.inner, cornerPoints: ring.cornerPoints, color.fading(opacity))
+    }
+
+    /// A rounded border's outer and inner outlines in pixels, as many points a corner.
+    func roundedRing(_ rect: Rect, radius: Double, width: Double) -> (outer: [Point], inner: [Point], cornerPoints: Int) {
         let px = toPixelsRect(rect)
         let w = width * scale
         let n = segments(forRadius: radius * scale) / 2 + 2
-        let outer = roundedRectOutline(px, radius * scale, segments: n)
-        let inner = roundedRectOutline(px.insetBy(w, w), max(0, radius * scale - w), segments: n)
-        fillRingPixels(outer: outer, inner: inner, color.fading(opacity))
+        return (roundedRectOutline(px, radius * scale, segments: n),
+                roundedRectOutline(px.insetBy(w, w), max(0, radius * scale - w), segments: n), n + 1)
     }
 
-    /// A big ellipse is drawn through its coverage mask (`EllipseMasks`), kept per size and
-    /// place within a pixel: rasterizing costs pixman 15 sub-rows a pixel row, a menu tile's
-    /// light spot a third of the 1080p menu. Small ones are rasterized straight.
     public func fillEllipse(_ rect: Rect, _ color: Color) {
         let px = toPixelsRect(rect)
         let color = color.fading(opacity)
@@ -604,6 +606,12 @@ extension Canvas {
     private func fillRingPixels(outer: [Point], inner: [Point], _ color: Color) {
         guard outer.count >= 3, color.a > 0 else { return }
         guard inner.count == outer.count else { return fillPolygonPixels(outer, color) }
+        rasterize(Canvas.ringTriangles(outer: outer, inner: inner), color)
+    }
+
+    /// The triangles between two outlines of as many points (point i of one to point i of
+    /// the other).
+    static func ringTriangles(outer: [Point], inner: [Point]) -> [pixman_triangle_t] {
         var tris: [pixman_triangle_t] = []
         tris.reserveCapacity(outer.count * 2)
         for i in 0..<outer.count {
@@ -611,10 +619,75 @@ extension Canvas {
             tris.append(triangle(outer[i], outer[j], inner[j]))
             tris.append(triangle(outer[i], inner[j], inner[i]))
         }
-        rasterize(tris, color)
+        return tris
     }
 
-    private func triangle(_ a: Point, _ b: Point, _ c: Point) -> pixman_triangle_t {
+    /// A rounded rectangle's border, between outlines of `cornerPoints` points a corner
+    /// (`roundedRectOutline`). The pixel rows between its top and bottom corners hold only
+    /// its two straight sides, vertical strips with one coverage a row: each is rasterized
+    /// for one row and copied down (`compositeStrip`), where rasterizing its two long
+    /// triangles cost 15 sub-rows a row (most of a 1080p Guess Picture frame's picture
+    /// card). The other rows are rasterized as one pixman call over all the triangles
+    /// would, so every pixel gets the coverage it got from that call.
+    private func fillRoundedRing(outer: [Point], inner: [Point], cornerPoints k: Int, _ color: Color) {
+        guard color.a > 0 else { return }
+        guard outer.count == 4 * k, inner.count == outer.count, k >= 1 else { return fillRingPixels(outer: outer, inner: inner, color) }
+        // Corner c's points are c*k..<(c+1)*k, clockwise from the top right one; the right
+        // side runs from point k-1 to k, the left one from 3k-1 to 3k.
+        let topCorners = Array(outer[0..<k]) + outer[(3 * k)...] + inner[0..<k] + inner[(3 * k)...]
+        let bottomCorners = Array(outer[k..<(3 * k)]) + inner[k..<(3 * k)]
+        let y0 = max(clip.y, Int(topCorners.map(\.y).max()!.rounded(.up)))
+        let y1 = min(clip.maxY, Int(bottomCorners.map(\.y).min()!.rounded(.down)))
+        // The strips' edges as pixman gets them, each side's two ends at one x.
+        let sides = [(outer[3 * k - 1], outer[3 * k], inner[3 * k - 1], inner[3 * k]),
+                     (inner[k - 1], inner[k], outer[k - 1], outer[k])].map { l0, l1, r0, r1 in
+            (left: fixed(l0.x), leftEnd: fixed(l1.x), right: fixed(r0.x), rightEnd: fixed(r1.x))
+        }
+        let straight = sides.allSatisfy { $0.left == $0.leftEnd && $0.right == $0.rightEnd && $0.left < $0.right }
+        // The two strips' pixel columns apart, so no pixel is composited twice.
+        let apart = (sides[0].right + 0xFFFF) >> 16 <= sides[1].left >> 16
+        let traps = Canvas.ringTriangles(outer: outer, inner: inner).flatMap(Canvas.trapezoids(triangle:))
+        withSolidSource(color) { src in
+            guard straight, apart, y1 - y0 >= 2 else {
+                return compositeTrapezoids(traps, rows: clip.y..<max(clip.y, clip.maxY), src)
+            }
+            compositeTrapezoids(traps, rows: clip.y..<y0, src)
+            compositeTrapezoids(traps, rows: y1..<max(y1, clip.maxY), src)
+            for side in sides {
+                func vertical(_ x: pixman_fixed_t) -> pixman_line_fixed_t {
+                    pixman_line_fixed_t(p1: pixman_point_fixed_t(x: x, y: fixed(Double(y0))),
+                                        p2: pixman_point_fixed_t(x: x, y: fixed(Double(y1))))
+                }
+                compositeStrip(pixman_trapezoid_t(top: fixed(Double(y0)), bottom: fixed(Double(y1)),
+                                                  left: vertical(side.left), right: vertical(side.right)), rows: y0..<y1, src)
+            }
+        }
+    }
+
+    /// A triangle as pixman rasterizes one: cut at its middle vertex's height into a
+    /// trapezoid above and one below (none without height), each side on the triangle's
+    /// own edges, so the coverage is the triangle's.
+    static func trapezoids(triangle t: pixman_triangle_t) -> [pixman_trapezoid_t] {
+        let v = [t.p1, t.p2, t.p3].sorted { ($0.y, $0.x) < ($1.y, $1.x) }
+        let (a, b, c) = (v[0], v[1], v[2])
+        guard c.y > a.y else { return [] }
+        func line(_ p: pixman_point_fixed_t, _ q: pixman_point_fixed_t) -> pixman_line_fixed_t { pixman_line_fixed_t(p1: p, p2: q) }
+        // Is the middle vertex left of the long edge a-c (y grows downwards)?
+        let middleLeft = Int64(c.x - a.x) * Int64(b.y - a.y) - Int64(b.x - a.x) * Int64(c.y - a.y) > 0
+        let long = line(a, c)
+        var traps: [pixman_trapezoid_t] = []
+        if b.y > a.y {
+            traps.append(pixman_trapezoid_t(top: a.y, bottom: b.y, left: middleLeft ? line(a, b) : long,
+                                            right: middleLeft ? long : line(a, b)))
+        }
+        if c.y > b.y {
+            traps.append(pixman_trapezoid_t(top: b.y, bottom: c.y, left: middleLeft ? line(b, c) : long,
+                                            right: middleLeft ? long : line(b, c)))
+        }
+        return traps
+    }
+
+    private static func triangle(_ a: Point, _ b: Point, _ c: Point) -> pixman_triangle_t {
         pixman_triangle_t(p1: pixman_point_fixed_t(x: fixed(a.x), y: fixed(a.y)),
                           p2: pixman_point_fixed_t(x: fixed(b.x), y: fixed(b.y)),
                           p3: pixman_point_fixed_t(x: fixed(c.x), y: fixed(c.y)))

@@ -247,3 +247,46 @@ final class EllipseMaskTests: XCTestCase {
         XCTAssertTrue(EllipseMasks.shared.keeps(EllipseMasks.Key(phaseX: 0.4, phaseY: 0.7, width: 150.5, height: 99.3)))
     }
 }
+
+/// A rounded border is drawn with its straight sides' rows as strips rasterized once: byte
+/// for byte one pixman call over all its triangles, as Canvas drew it before.
+final class RoundedRingTests: XCTestCase {
+    func testRingMatchesItsTrianglesInOneCallByteForByte() {
+        let cases: [(Rect, Double, Double, Double)] = [
+            (Rect(40.3, 30.6, 500.2, 400.9), 24, 3, 1), (Rect(20.25, 10.5, 300, 200.25), 24, 3, 2.25),
+            (Rect(100, 100, 200, 150), 10, 2, 1), (Rect(-30.4, 300.6, 400, 300), 18, 5.5, 1),  // past the edge
+            (Rect(50, 50, 40, 300), 20, 4, 1),  // radius as wide as it: no straight top
+            (Rect(60.5, 60.5, 12, 80), 3, 5, 1),  // sides touching: one call
+            (Rect(300, 200, 100, 30), 14, 2, 1),  // too short for strips
+        ]
+        let clips = [PixelRect(0, 0, 800, 640), PixelRect(37, 41, 513, 300), PixelRect(0, 400, 800, 7)]
+        for (rect, radius, width, scale) in cases {
+            for clip in clips {
+                for color in [Color(hex: 0xE8D2A6), Color(r: 250, g: 120, b: 30, a: 140)] {
+                    let ring = Surface(width: 800, height: 640, format: .xrgb8888)
+                    let whole = Surface(width: 800, height: 640, format: .xrgb8888)
+                    for s in [ring, whole] { s.clear(s.bounds, to: Color(hex: 0x202830)) }
+                    let clipRect = Rect(Double(clip.x) / scale, Double(clip.y) / scale, Double(clip.width) / scale,
+                                        Double(clip.height) / scale)
+                    let canvas = Canvas(surface: ring, scale: scale).clipped(to: clipRect)
+                    canvas.strokeRoundedRect(rect, radius: radius, width: width, color)
+                    let outlines = canvas.roundedRing(rect, radius: radius, width: width)
+                    let tris = Canvas.ringTriangles(outer: outlines.outer, inner: outlines.inner)
+                    var pc = color.pixmanColor
+                    let src = pixman_image_create_solid_fill(&pc)!
+                    var region = pixman_region32_t()
+                    pixman_region32_init_rect(&region, Int32(canvas.clip.x), Int32(canvas.clip.y),
+                                              UInt32(canvas.clip.width), UInt32(canvas.clip.height))
+                    pixman_image_set_clip_region32(whole.pixmanImage, &region)
+                    tris.withUnsafeBufferPointer { buf in
+                        pixman_composite_triangles(PIXMAN_OP_OVER, src, whole.pixmanImage, PIXMAN_a8, 0, 0, 0, 0,
+                                                   Int32(buf.count), buf.baseAddress)
+                    }
+                    pixman_region32_fini(&region)
+                    pixman_image_unref(src)
+                    XCTAssertEqual(memcmp(ring.pixels, whole.pixels, ring.byteCount), 0, "\(rect) radius \(radius) width \(width) scale \(scale) clip \(clip) \(color)")
+                }
+            }
+        }
+    }
+}
