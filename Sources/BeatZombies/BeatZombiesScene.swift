@@ -65,7 +65,16 @@ public final class BeatZombiesScene: GameScene {
         scoreLabel.shrinksToFit = true
         houseLabel.shrinksToFit = true
         houseMeter.drawing = { [weak self] canvas, bounds in self?.drawHouseMeter(canvas, bounds) }
-        houseView.drawing = { [weak self] canvas, bounds in self?.drawHouse(canvas, bounds) }
+        // The house changes only when a window fills: one picture, composited under the
+        // zombies walking past its door rather than drawn again (its wall, roof, windows
+        // and shadow were a third of a 1080p frame).
+        houseView.drawing = { [weak self] canvas, bounds in
+            guard let self else { return }
+            let faces = min(2, (self.game.inHouse + 9) / 10)
+            canvas.drawCached("beat-zombies.house.\(faces)", in: bounds) { c in
+                self.drawHouse(c, Rect(0, 0, bounds.width, bounds.height), faces: faces)
+            }
+        }
 
         addSubview(houseView)
         addSubview(lawnView)
@@ -325,9 +334,9 @@ public final class BeatZombiesScene: GameScene {
         canvas.fillRoundedRect(Rect(bounds.minX, bounds.minY, width, bounds.height), radius: bounds.height / 2, color)
     }
 
-    /// The house: a wall, a roof, windows that fill with zombies as they get in, and an
-    /// open door facing the lawn.
-    private func drawHouse(_ canvas: Canvas, _ bounds: Rect) {
+    /// The house: a wall, a roof, windows that fill with zombies as they get in (`faces`
+    /// of its two windows show one), and an open door facing the lawn.
+    private func drawHouse(_ canvas: Canvas, _ bounds: Rect, faces: Int) {
         let grassTop = Color(hex: 0x4E9A3A), grassBottom = Color(hex: 0x3A7A2C)
         canvas.fillVerticalGradient(bounds, top: grassTop, bottom: grassBottom)
         let w = bounds.width
@@ -353,8 +362,7 @@ public final class BeatZombiesScene: GameScene {
         // Chimney.
         canvas.fill(Rect(wall.minX + wall.width * 0.18, roofTop + (wallTop - roofTop) * 0.25, w * 0.12,
                          (wallTop - roofTop) * 0.45), Color(hex: 0x8E3322))
-        // Windows: one zombie face for every ten inside.
-        let faces = min(6, (game.inHouse + 9) / 10)
+        // Windows: a zombie face once one is inside, a second once eleven are.
         let windowSize = min(wall.width * 0.36, 46)
         for i in 0..<2 {
             let window = Rect(wall.minX + wall.width * 0.12, wall.minY + wall.height * (0.1 + 0.3 * Double(i)),
