@@ -412,14 +412,10 @@ extension Canvas {
             let rows = span(max(clip.y, core.box.y), min(clip.maxY, core.box.maxY))
             guard !rows.isEmpty else { return }
             let t = traps[core.index]
-            func vertical(_ x: Int) -> pixman_line_fixed_t {
-                pixman_line_fixed_t(p1: pixman_point_fixed_t(x: fixed(Double(x)), y: t.top),
-                                    p2: pixman_point_fixed_t(x: fixed(Double(x)), y: t.bottom))
-            }
-            compositeStrip(pixman_trapezoid_t(top: t.top, bottom: t.bottom, left: t.left, right: vertical(core.box.x)),
-                           rows: rows, src)
-            compositeStrip(pixman_trapezoid_t(top: t.top, bottom: t.bottom, left: vertical(core.box.maxX), right: t.right),
-                           rows: rows, src)
+            let coreLeft = Canvas.vertical(at: fixed(Double(core.box.x)), t.top, t.bottom)
+            let coreRight = Canvas.vertical(at: fixed(Double(core.box.maxX)), t.top, t.bottom)
+            compositeStrip(pixman_trapezoid_t(top: t.top, bottom: t.bottom, left: t.left, right: coreLeft), rows: rows, src)
+            compositeStrip(pixman_trapezoid_t(top: t.top, bottom: t.bottom, left: coreRight, right: t.right), rows: rows, src)
             let inside = PixelRect(core.box.x, rows.lowerBound, core.box.width, rows.count).intersection(clip)
             if !inside.isEmpty {
                 pixman_image_composite32(PIXMAN_OP_OVER, src, nil, surface.image, 0, 0, 0, 0,
@@ -473,8 +469,7 @@ extension Canvas {
             return rasterize(cut, src)
         }
         func vertical(_ x: Int, _ t: pixman_trapezoid_t) -> pixman_line_fixed_t {
-            pixman_line_fixed_t(p1: pixman_point_fixed_t(x: fixed(Double(x)), y: t.top),
-                                p2: pixman_point_fixed_t(x: fixed(Double(x)), y: t.bottom))
+            Canvas.vertical(at: fixed(Double(x)), t.top, t.bottom)
         }
         rasterize(cut.map { pixman_trapezoid_t(top: $0.top, bottom: $0.bottom, left: $0.left, right: vertical(columns.lowerBound, $0)) }, src)
         rasterize(cut.map { pixman_trapezoid_t(top: $0.top, bottom: $0.bottom, left: vertical(columns.upperBound, $0), right: $0.right) }, src)
@@ -498,6 +493,11 @@ extension Canvas {
             pixman_composite_trapezoids(PIXMAN_OP_OVER, src, surface.image, PIXMAN_a8,
                                         0, 0, 0, 0, Int32(buf.count), buf.baseAddress)
         }
+    }
+
+    /// A vertical edge at `x` from `top` to `bottom` (pixman's fixed point).
+    static func vertical(at x: pixman_fixed_t, _ top: pixman_fixed_t, _ bottom: pixman_fixed_t) -> pixman_line_fixed_t {
+        pixman_line_fixed_t(p1: pixman_point_fixed_t(x: x, y: top), p2: pixman_point_fixed_t(x: x, y: bottom))
     }
 
     static func moved(_ t: pixman_trapezoid_t, by move: (x: Int, y: Int)) -> pixman_trapezoid_t {
@@ -653,13 +653,10 @@ extension Canvas {
             }
             compositeTrapezoids(traps, rows: clip.y..<y0, src)
             compositeTrapezoids(traps, rows: y1..<max(y1, clip.maxY), src)
+            let top = fixed(Double(y0)), bottom = fixed(Double(y1))
             for side in sides {
-                func vertical(_ x: pixman_fixed_t) -> pixman_line_fixed_t {
-                    pixman_line_fixed_t(p1: pixman_point_fixed_t(x: x, y: fixed(Double(y0))),
-                                        p2: pixman_point_fixed_t(x: x, y: fixed(Double(y1))))
-                }
-                compositeStrip(pixman_trapezoid_t(top: fixed(Double(y0)), bottom: fixed(Double(y1)),
-                                                  left: vertical(side.left), right: vertical(side.right)), rows: y0..<y1, src)
+                compositeStrip(pixman_trapezoid_t(top: top, bottom: bottom, left: Canvas.vertical(at: side.left, top, bottom),
+                                                  right: Canvas.vertical(at: side.right, top, bottom)), rows: y0..<y1, src)
             }
         }
     }
@@ -711,7 +708,6 @@ extension Canvas {
 import Glibc
 #endif
 
-/// The shadows' masks, least recently used out past a byte bound (`RecentSurfaces`).
 /// Big ellipses' coverage (a8), rasterized once per size and place within a pixel and
 /// composited from then on. The outline is worked out relative to the mask's top-left
 /// pixel whether or not a mask is kept, so a kept mask gives the very pixels rasterizing
@@ -758,6 +754,7 @@ final class EllipseMasks {
     }
 }
 
+/// The shadows' masks, least recently used out past a byte bound (`RecentSurfaces`).
 final class ShadowMasks {
     static let steps = 5
     nonisolated(unsafe) static let shared = ShadowMasks()
