@@ -98,10 +98,12 @@ static void check_path(int *checks, int *failures) {
                     for (size_t r = 0; r < sizeof rects / sizeof rects[0]; r++) {
                         int x0 = rects[r][0], y0 = rects[r][1], w = rects[r][2], h = rects[r][3];
                         if (w <= 0 || h <= 0 || x0 + w > pw || y0 + h > ph) continue;
-                        // Both ways: big copies streamed out (turned ones through the strip)
-                        // and with plain stores (which a frame gets depends on the cache).
-                        for (int stream = 0; stream < 2; stream++) {
-                            bw_copy_stream(stream ? BW_STREAM_BIG_COPIES : BW_STREAM_NEVER);
+                        // Every way: big copies streamed out (turned ones through the strip)
+                        // by one core and shared with the helper thread, and with plain
+                        // stores (which a frame gets depends on the cache and the cores).
+                        for (int way = 0; way < 3; way++) {
+                            bw_copy_stream(way ? BW_STREAM_BIG_COPIES : BW_STREAM_NEVER);
+                            bw_copy_cores(way == 2 ? BW_CORES_TWO : BW_CORES_ONE);
                             (*checks)++;
                             *failures += !check(src, sw, sh, rotation, rgb565, pitches[p][0], pitches[p][1], x0, y0, w, h);
                         }

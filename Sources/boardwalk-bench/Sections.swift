@@ -13,7 +13,8 @@ func copyOutBench(iterations: Int) -> [ReportRow] {
                   figures: [("copyout_ms", m.copyOutSeconds * 1000), ("memcpy_ms", m.memcpySeconds * 1000),
                             ("bytes", Double(m.bytes)), ("copyout_over_memcpy", m.ratio),
                             ("memcpy_dst_ms", m.memcpyDestinationSeconds * 1000),
-                            ("dst_bytes", Double(m.destinationBytes)), ("copyout_over_memcpy_dst", m.destinationRatio)])
+                            ("dst_bytes", Double(m.destinationBytes)), ("copyout_over_memcpy_dst", m.destinationRatio),
+                            ("one_core_ms", m.oneCoreSeconds * 1000), ("one_core_over_memcpy", m.oneCoreRatio)])
     }
 }
 

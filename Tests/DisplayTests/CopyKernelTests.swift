@@ -1,3 +1,5 @@
+import Dispatch
+import Synchronization
 import XCTest
 @testable import Display
 import CopyKernels
@@ -10,18 +12,23 @@ import ScreenGeometry
 /// path this CPU has (the portable one, and AVX2 where present).
 final class CopyKernelTests: XCTestCase {
     /// Runs `body` once per kernel path this machine can run, with big copies streamed out
-    /// (turned ones through the staging strip) and with none streamed (which of the two a
-    /// frame gets depends on this machine's cache), then goes back to the defaults.
+    /// (turned ones through the staging strip) by one core and shared with the helper
+    /// thread, and with none streamed (which of these a frame gets depends on this
+    /// machine's cache and cores), then goes back to the defaults.
     func onEveryPath(_ body: (String) throws -> Void) rethrows {
         defer {
             _ = bw_copy_select(Int32(BW_COPY_BEST))
             _ = bw_copy_stream(Int32(BW_STREAM_BY_CACHE))
+            _ = bw_copy_cores(Int32(BW_CORES_BEST))
         }
         var ran = 0
         for (path, name) in [(BW_COPY_PORTABLE, "portable"), (BW_COPY_AVX2, "AVX2")] {
             guard bw_copy_select(Int32(path)) == 1 else { continue }
-            for (mode, how) in [(BW_STREAM_BIG_COPIES, "streamed"), (BW_STREAM_NEVER, "plain stores")] {
+            for (mode, cores, how) in [(BW_STREAM_BIG_COPIES, BW_CORES_ONE, "streamed"),
+                                       (BW_STREAM_BIG_COPIES, BW_CORES_TWO, "streamed by two cores"),
+                                       (BW_STREAM_NEVER, BW_CORES_ONE, "plain stores")] {
                 XCTAssertEqual(bw_copy_stream(Int32(mode)), 1)
+                XCTAssertEqual(bw_copy_cores(Int32(cores)), 1)
                 ran += 1
                 try body("\(name) \(how)")
             }
@@ -106,7 +113,7 @@ final class CopyKernelTests: XCTestCase {
     }
 
     /// The first differing pixel, or nil when the two panels hold the same bytes.
-    func firstDifference(_ a: Surface, _ b: Surface) -> (Int, Int)? {
+    static func firstDifference(_ a: Surface, _ b: Surface) -> (Int, Int)? {
         let rowBytes = a.width * a.format.bytesPerPixel
         for y in 0..<a.height where memcmp(a.pixels + y * a.stride, b.pixels + y * b.stride, rowBytes) != 0 {
             for x in 0..<a.width {
@@ -128,7 +135,7 @@ final class CopyKernelTests: XCTestCase {
                             let out = scanout(panel, format), expected = scanout(panel, format)
                             try CopyOut(destination: out, rotation: r).copy(from: shadow, region: region)
                             reference(shadow, region, r, into: expected)
-                            let diff = firstDifference(out, expected)
+                            let diff = Self.firstDifference(out, expected)
                             XCTAssertNil(diff, "\(path) \(size) \(format) rotation \(r) region \(n) \(region.rects): first difference at panel \(String(describing: diff))")
                         }
                     }
@@ -163,13 +170,57 @@ final class CopyKernelTests: XCTestCase {
                                 try CopyOut(destination: out, rotation: r).copy(from: shadow, region: region)
                                 reference(shadow, region, r, into: expected)
                             }
-                            let diff = firstDifference(out, expected)
+                            let diff = Self.firstDifference(out, expected)
                             XCTAssertNil(diff, "\(path) \(size) \(format) rotation \(r) stride +\(strideExtra) start +\(startOffset): first difference at panel \(String(describing: diff))")
                         }
                     }
                 }
             }
         }
+    }
+
+    /// Two threads copying big frames at once (two displays, or a test beside the kiosk):
+    /// one shares its copy with the helper thread, the other finds it busy and copies
+    /// alone; both frames come out whole, every round.
+    func testStreamedCopiesFromTwoThreadsAtOnce() throws {
+        defer {
+            _ = bw_copy_stream(Int32(BW_STREAM_BY_CACHE))
+            _ = bw_copy_cores(Int32(BW_CORES_BEST))
+        }
+        XCTAssertEqual(bw_copy_stream(Int32(BW_STREAM_BIG_COPIES)), 1)
+        XCTAssertEqual(bw_copy_cores(Int32(BW_CORES_TWO)), 1)
+        let size = PixelSize(1280, 800)
+        let shadow = makeShadow(size)
+        let cases: [(Rotation, PixelFormat)] = [(.deg90, .xrgb8888), (.deg270, .rgb565), (.deg0, .rgb565), (.deg90, .rgb565)]
+        let expected = cases.map { r, format in
+            let out = scanout(r.swapped(size), format)
+            reference(shadow, DamageRegion(shadow.bounds), r, into: out)
+            return out
+        }
+        // Each thread's own panel; the shadow is only read. (Surfaces are not Sendable.)
+        final class Copier: @unchecked Sendable {
+            let shadow: Surface, out: Surface, expected: Surface, copyOut: CopyOut
+            init(_ shadow: Surface, _ out: Surface, _ expected: Surface, _ r: Rotation) {
+                (self.shadow, self.out, self.expected) = (shadow, out, expected)
+                copyOut = CopyOut(destination: out, rotation: r)
+            }
+            /// Rounds with a wrong frame, of 20.
+            func run() -> Int {
+                (0..<20).filter { _ in
+                    memset(out.pixels, 0xA5, out.byteCount)
+                    try? copyOut.copy(from: shadow, region: DamageRegion(shadow.bounds))
+                    return CopyKernelTests.firstDifference(out, expected) != nil
+                }.count
+            }
+        }
+        let copiers = cases.indices.map { i in
+            Copier(shadow, scanout(cases[i].0.swapped(size), cases[i].1), expected[i], cases[i].0)
+        }
+        let failures = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: copiers.count) { i in
+            failures.add(copiers[i].run(), ordering: .relaxed)
+        }
+        XCTAssertEqual(failures.load(ordering: .relaxed), 0, "rounds with a wrong frame")
     }
 
     /// The upright rgb565 kernel against pixman's SRC conversion it replaced.
@@ -185,7 +236,7 @@ final class CopyKernelTests: XCTestCase {
                     let pixman = CopyOut(destination: byPixman, rotation: .deg0)
                     pixman.uprightConversion = .pixman
                     try pixman.copy(from: shadow, region: region)
-                    XCTAssertNil(firstDifference(byKernel, byPixman), "\(path) \(size) \(region.rects)")
+                    XCTAssertNil(Self.firstDifference(byKernel, byPixman), "\(path) \(size) \(region.rects)")
                 }
             }
         }

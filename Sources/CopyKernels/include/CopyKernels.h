@@ -33,4 +33,12 @@ int bw_copy_select(int path);
 // which run every way on one machine.
 enum { BW_STREAM_BY_CACHE = 0, BW_STREAM_BIG_COPIES = 1, BW_STREAM_NEVER = 2 };
 int bw_copy_stream(int mode);
+
+// How many cores a streamed turned copy is shared between (one core is bound by its own
+// non-temporal stores; the calling thread and a helper thread take its bands in turn):
+// BW_CORES_BEST (the default) two where the machine has two or more online, else one;
+// BW_CORES_ONE the calling thread alone; BW_CORES_TWO the calling thread and the helper
+// whatever the machine. Returns 0 for an unknown value. For tests and measurements.
+enum { BW_CORES_BEST = 0, BW_CORES_ONE = 1, BW_CORES_TWO = 2 };
+int bw_copy_cores(int cores);
 #endif
