@@ -729,7 +729,6 @@ class ABBoard:
         self.vb, self.dir = vb, directory
         self.t = SystemTest(vb, None, directory)
         self.boots = 0
-        self.notes = []  # what the test did beyond the steps (a firmware hang's reset)
 
     def sh(self, cmd, timeout=60):
         rc, out = self.vb.sh(cmd, timeout=timeout)
@@ -740,35 +739,14 @@ class ABBoard:
         parts = re.split(r"Boardwalk: slot ([AB]) \(", self.vb.serial())
         return [(parts[i], parts[i + 1]) for i in range(1, len(parts) - 1, 2)]
 
-    # A reset after which the firmware has printed nothing for this long is taken as
-    # OVMF hung in its warm reset under TCG (seen once in a CI run: the guest's
-    # "reboot: Restarting system" and then no output for 600 s; the same steps passed
-    # when run again). Normal reboots here print the firmware's boot lines within ~60 s.
-    FIRMWARE_SILENT_S = 240
-
     def wait_grub(self, n, timeout):
-        """Waits for the n-th boot (1-based) to be begun by GRUB; returns its slot. If the
-        guest has reset itself and the firmware stays silent, the board is reset once from
-        outside (QMP system_reset, as a person would press the button), noted in
-        `self.notes` and so in the result."""
+        """Waits for the n-th boot (1-based) to be begun by GRUB; returns its slot."""
         deadline = time.monotonic() + timeout
-        length, since = -1, time.monotonic()
-        pressed = False
         while time.monotonic() < deadline:
             boots = self.boot_logs()
             if len(boots) >= n:
                 return boots[n - 1][0]
             check(self.vb.proc.poll() is None, "QEMU exited")
-            log = self.vb.serial()
-            if len(log) != length:
-                length, since = len(log), time.monotonic()
-            elif (not pressed and time.monotonic() - since > self.FIRMWARE_SILENT_S
-                  and log.rstrip().endswith("reboot: Restarting system")):
-                self.vb.qmp("system_reset")
-                pressed = True
-                self.notes.append(f"boot {n}: the firmware printed nothing for {self.FIRMWARE_SILENT_S} s after "
-                                  "the guest's reset; reset once by QMP system_reset")
-                deadline = max(deadline, time.monotonic() + READY_TIMEOUT)
             time.sleep(0.5)
         raise Failed(f"boot {n}: GRUB did not start it within {timeout:.0f} s")
 
@@ -984,13 +962,9 @@ def ab_updates(binary, workdir, results, testdata, steps):
                 "echo 'boardwalk: broken on purpose by the system test' >&2\nexit 1\n")
     os.chmod(broken, 0o755)
     vb = None
-    ab = None
     done = []
 
     def report(key, ok, detail):
-        if ab is not None and ab.notes:
-            detail = f"{detail}; note: {'; '.join(ab.notes)}"
-            ab.notes.clear()
         results.append(ok)
         print(f"{'PASS' if ok else 'FAIL'} {names[key]} ({time.monotonic() - t0:.1f} s){': ' + detail if detail else ''}",
               flush=True)
