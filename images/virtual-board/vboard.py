@@ -381,10 +381,11 @@ class VirtualBoard:
         return machine[:1] + [
             # Two vCPUs on two host threads: the test's own commands in the guest then
             # don't steal the kiosk's CPU while it restarts. The A/B disk board boots
-            # OVMF, whose wake-up of the second CPU hung twice in four CI runs on
-            # 2026-12-04 after the guest's own reboot (both vCPUs spinning in firmware, no
-            # serial output for 10+ min, a system_reset did not help; edk2 knows a BSP
-            # spinning forever on an AP that missed its start-up IPI): it gets one.
+            # OVMF, whose wake-up of the second CPU hung twice in four runs of its steps
+            # on 2026-12-04 (three full CI runs, one of the A/B steps alone) after the
+            # guest's own reboot: both vCPUs spinning in firmware, no serial output for
+            # 10+ min, a system_reset no help (edk2 knows a boot CPU spinning forever on
+            # a second one that missed its start-up IPI). It gets one vCPU.
             "-accel", "tcg,thread=multi", "-m", str(self.memory_mb), "-smp", "1" if self.boot_disk else "2",
             "-nodefaults", "-no-user-config",
         ] + ([] if self.boot_disk else ["-no-reboot"]) + machine[1:] + [
