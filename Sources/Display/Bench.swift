@@ -19,6 +19,13 @@ public struct CopyOutMeasurement: Sendable, CustomStringConvertible {
     /// memcpy of the shadow bytes, and of the panel bytes (the same for xrgb8888).
     public var memcpySeconds: Double
     public var memcpyDestinationSeconds: Double
+    /// Upright copies into rgb565 (by the kernels): the same reads and stores with each
+    /// pixel only narrowed, no conversion (`bw_copy_rgb565_narrow_only`). Where the copy
+    /// takes as long, its bytes bound it, not its arithmetic. nil for the other rows.
+    public var narrowOnlySeconds: Double? = nil
+    public var narrowOnlyDestinationRatio: Double? {
+        narrowOnlySeconds.map { memcpyDestinationSeconds > 0 ? $0 / memcpyDestinationSeconds : 0 }
+    }
     public var ratio: Double { memcpySeconds > 0 ? copyOutSeconds / memcpySeconds : 0 }
     public var oneCoreRatio: Double { memcpySeconds > 0 ? oneCoreSeconds / memcpySeconds : 0 }
     public var destinationRatio: Double { memcpyDestinationSeconds > 0 ? copyOutSeconds / memcpyDestinationSeconds : 0 }
@@ -30,7 +37,11 @@ public struct CopyOutMeasurement: Sendable, CustomStringConvertible {
         }
         let r = (ratio * 100).rounded() / 100, rd = (destinationRatio * 100).rounded() / 100
         let r1 = (oneCoreRatio * 100).rounded() / 100
-        return "\(name): copy-out \(ms(copyOutSeconds)), memcpy \(ms(memcpySeconds)) of \(bytes / 1024) KiB, ratio \(r) (\(rd) of the \(destinationBytes / 1024) KiB written; on one core \(ms(oneCoreSeconds)), \(r1))"
+        var narrowOnly = ""
+        if let f = narrowOnlySeconds, let fr = narrowOnlyDestinationRatio {
+            narrowOnly = "; narrowed only \(ms(f)), \((fr * 100).rounded() / 100)"
+        }
+        return "\(name): copy-out \(ms(copyOutSeconds)), memcpy \(ms(memcpySeconds)) of \(bytes / 1024) KiB, ratio \(r) (\(rd) of the \(destinationBytes / 1024) KiB written; on one core \(ms(oneCoreSeconds)), \(r1)\(narrowOnly))"
     }
 }
 
@@ -120,14 +131,32 @@ public func measureCopyOut(iterations: Int = 30) -> [CopyOutMeasurement] {
         // the cache): copy, memcpys, the copy on one core, the same memcpys again.
         var memcpys: [() -> Void] = [{ memcpyRows(bytesPerPixel: 4) }]
         if c.format != .xrgb8888 { memcpys.append { memcpyRows(bytesPerPixel: c.format.bytesPerPixel) } }
-        let best = interleavedMinimum(rounds: 3 * iterations, [copy] + memcpys + [copyOnOneCore] + memcpys)
+        // An upright conversion's bytes moved without it, after the same memcpys again.
+        var narrowOnly: [() -> Void] = []
+        if c.rotation == .deg0 && c.format == .rgb565 && c.conversion == .kernel {
+            narrowOnly = [{ narrowOnlyCopy(from: shadow, to: scanout, region: region) }] + memcpys
+        }
+        let best = interleavedMinimum(rounds: 3 * iterations, [copy] + memcpys + [copyOnOneCore] + memcpys + narrowOnly)
         let n = memcpys.count
         let memcpySeconds = min(best[1], best[n + 2])
         let destinationSeconds = c.format == .xrgb8888 ? memcpySeconds : min(best[2], best[n + 3])
-        return CopyOutMeasurement(name: c.name, bytes: region.area * 4,
-                                  destinationBytes: region.area * c.format.bytesPerPixel,
-                                  copyOutSeconds: best[0], oneCoreSeconds: best[n + 1], memcpySeconds: memcpySeconds,
-                                  memcpyDestinationSeconds: destinationSeconds)
+        var m = CopyOutMeasurement(name: c.name, bytes: region.area * 4,
+                                   destinationBytes: region.area * c.format.bytesPerPixel,
+                                   copyOutSeconds: best[0], oneCoreSeconds: best[n + 1], memcpySeconds: memcpySeconds,
+                                   memcpyDestinationSeconds: destinationSeconds)
+        if !narrowOnly.isEmpty { m.narrowOnlySeconds = best[2 * n + 2] }
+        return m
+    }
+}
+
+/// An upright rgb565 panel's `region` filled from `shadow` by `bw_copy_rgb565_narrow_only`:
+/// the reads and writes of the conversion without it.
+private func narrowOnlyCopy(from shadow: Surface, to panel: Surface, region: DamageRegion) {
+    let row = shadow.stride / 4
+    for r in region.rects {
+        let src = shadow.pixels.assumingMemoryBound(to: UInt32.self) + r.y * row + r.x
+        let dst = panel.pixels + r.y * panel.stride + r.x * 2
+        bw_copy_rgb565_narrow_only(dst.assumingMemoryBound(to: UInt16.self), panel.stride, src, row, Int32(r.width), Int32(r.height))
     }
 }
 

@@ -9,12 +9,15 @@ import Glibc
 /// Copy-out of whole and typical damaged frames next to memcpy, from Display's helper.
 func copyOutBench(iterations: Int) -> [ReportRow] {
     measureCopyOut(iterations: iterations).map { m in
-        ReportRow(section: "copyout", name: m.name.replacingSpaces(),
-                  figures: [("copyout_ms", m.copyOutSeconds * 1000), ("memcpy_ms", m.memcpySeconds * 1000),
-                            ("bytes", Double(m.bytes)), ("copyout_over_memcpy", m.ratio),
-                            ("memcpy_dst_ms", m.memcpyDestinationSeconds * 1000),
-                            ("dst_bytes", Double(m.destinationBytes)), ("copyout_over_memcpy_dst", m.destinationRatio),
-                            ("one_core_ms", m.oneCoreSeconds * 1000), ("one_core_over_memcpy", m.oneCoreRatio)])
+        var figures = [("copyout_ms", m.copyOutSeconds * 1000), ("memcpy_ms", m.memcpySeconds * 1000),
+                       ("bytes", Double(m.bytes)), ("copyout_over_memcpy", m.ratio),
+                       ("memcpy_dst_ms", m.memcpyDestinationSeconds * 1000),
+                       ("dst_bytes", Double(m.destinationBytes)), ("copyout_over_memcpy_dst", m.destinationRatio),
+                       ("one_core_ms", m.oneCoreSeconds * 1000), ("one_core_over_memcpy", m.oneCoreRatio)]
+        if let f = m.narrowOnlySeconds, let fr = m.narrowOnlyDestinationRatio {
+            figures += [("narrow_only_ms", f * 1000), ("narrow_only_over_memcpy_dst", fr)]
+        }
+        return ReportRow(section: "copyout", name: m.name.replacingSpaces(), figures: figures)
     }
 }
 

@@ -22,7 +22,7 @@ final class CopyKernelTests: XCTestCase {
             _ = bw_copy_cores(Int32(BW_CORES_BEST))
         }
         var ran = 0
-        for (path, name) in [(BW_COPY_PORTABLE, "portable"), (BW_COPY_AVX2, "AVX2")] {
+        for (path, name) in [(BW_COPY_PORTABLE, "portable"), (BW_COPY_AVX2, "AVX2"), (BW_COPY_AVX512, "AVX-512")] {
             guard bw_copy_select(Int32(path)) == 1 else { continue }
             for (mode, cores, how) in [(BW_STREAM_BIG_COPIES, BW_CORES_ONE, "streamed"),
                                        (BW_STREAM_BIG_COPIES, BW_CORES_TWO, "streamed by two cores"),

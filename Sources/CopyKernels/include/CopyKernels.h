@@ -19,11 +19,18 @@ void bw_copy_xrgb8888(uint32_t *dst, ptrdiff_t dst_stride, const uint32_t *src,
 void bw_copy_rgb565(uint16_t *dst, ptrdiff_t dst_stride, const uint32_t *src,
                     ptrdiff_t along, ptrdiff_t across, int width, int height);
 
-// Which code the kernels run: BW_COPY_PORTABLE (plain C vectors: SSE2, NEON) or
-// BW_COPY_AVX2 (x86_64 CPUs with AVX2); BW_COPY_BEST goes back to the CPU's best, the
-// default. Returns 0 when the CPU lacks the path asked for (nothing changes), else 1
-// (BW_COPY_BEST: the path chosen). For tests, which run both paths on one machine.
-enum { BW_COPY_PORTABLE = 0, BW_COPY_AVX2 = 1, BW_COPY_BEST = 2 };
+// For the bench: bw_copy_rgb565's reads and writes for an upright rectangle (along 1),
+// with the same kind of stores on the same path, each pixel only narrowed to its low 16
+// bits in place of the conversion: where a copy takes as long, its bytes bound it.
+void bw_copy_rgb565_narrow_only(uint16_t *dst, ptrdiff_t dst_stride, const uint32_t *src, ptrdiff_t across,
+                                int width, int height);
+
+// Which code the kernels run: BW_COPY_PORTABLE (plain C vectors: SSE2, NEON),
+// BW_COPY_AVX2 (x86_64 CPUs with AVX2) or BW_COPY_AVX512 (with AVX-512 F and BW too: the
+// AVX2 code but for upright copies into rgb565); BW_COPY_BEST goes back to the CPU's best,
+// the default. Returns 0 when the CPU lacks the path asked for (nothing changes), else 1
+// (BW_COPY_BEST: the path chosen). For tests, which run every path on one machine.
+enum { BW_COPY_PORTABLE = 0, BW_COPY_AVX2 = 1, BW_COPY_AVX512 = 2, BW_COPY_BEST = 3 };
 int bw_copy_select(int path);
 
 // Which copies are written with non-temporal stores (turned ones through a staging strip):
