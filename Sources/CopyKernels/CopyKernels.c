@@ -401,6 +401,12 @@ AVX512 void put565_first(uint16_t *d, const uint32_t *s, int n, int reverse) {
                         : _mm512_maskz_loadu_epi32(first, s);
     _mm512_mask_cvtepi32_storeu_epi16(d, first, rgb565_lanes(v));
 }
+// n upright pixels from s[0] on: 16 at a time, the rest through a mask.
+AVX512 void put565_upright(uint16_t *d, const uint32_t *s, int n) {
+    int i = 0;
+    for (; i + 16 <= n; i += 16) _mm256_storeu_si256((__m256i *)(d + i), pack565x16_avx512(load16(s + i, 0)));
+    if (i < n) put565_first(d + i, s + i, n - i, 0);
+}
 
 // Upright (or upside down) into rgb565; `stream`: non-temporal 64-byte stores for upright
 // rows from the first 64-byte boundary (upside down keeps plain ones).
@@ -417,14 +423,12 @@ AVX512_FN void upright_rgb565_avx512(uint16_t *dst, ptrdiff_t dst_stride, const 
         }
         if (stream && (uintptr_t)d % 2 == 0) {
             int head = (int)((64 - (uintptr_t)d % 64) % 64 / 2);
-            if (head > width) head = width;
-            for (; i + 16 <= head; i += 16) _mm256_storeu_si256((__m256i *)(d + i), pack565x16_avx512(load16(s + i, 0)));
-            if (i < head) { put565_first(d + i, s + i, head - i, 0); i = head; }
+            i = head < width ? head : width;
+            put565_upright(d, s, i);
             for (; i + 32 <= width; i += 32) _mm512_stream_si512((void *)(d + i), pack565x32_avx512(s + i));
         }
         for (; i + 32 <= width; i += 32) _mm512_storeu_si512((void *)(d + i), pack565x32_avx512(s + i));
-        for (; i + 16 <= width; i += 16) _mm256_storeu_si256((__m256i *)(d + i), pack565x16_avx512(load16(s + i, 0)));
-        if (i < width) put565_first(d + i, s + i, width - i, 0);
+        put565_upright(d + i, s + i, width - i);
     }
 }
 

@@ -9,7 +9,7 @@ import ScreenGeometry
 /// The C copy kernels against a plain per-pixel reference (turns written out by hand,
 /// truncating 565 conversion as pixman's SRC does) and against pixman's upright paths,
 /// byte for byte, at odd sizes and with damage at the edges. Every check runs on each code
-/// path this CPU has (the portable one, and AVX2 where present).
+/// path this CPU has (the portable one, and AVX2 and AVX-512 where present).
 final class CopyKernelTests: XCTestCase {
     /// Runs `body` once per kernel path this machine can run, with big copies streamed out
     /// (turned ones through the staging strip) by one core and shared with the helper
