@@ -21,7 +21,9 @@ public struct CopyOutMeasurement: Sendable, CustomStringConvertible {
     public var memcpyDestinationSeconds: Double
     /// Upright copies into rgb565 (by the kernels): the same reads and stores with each
     /// pixel only narrowed, no conversion (`bw_copy_rgb565_narrow_only`). Where the copy
-    /// takes as long, its bytes bound it, not its arithmetic. nil for the other rows.
+    /// takes as long, its bytes bound it, not its arithmetic. With plain stores into a
+    /// frame bigger than L2 it can take longer than the copy (less work per store runs
+    /// slower there: docs/PERFORMANCE.md, fifteenth pass). nil for the other rows.
     public var narrowOnlySeconds: Double? = nil
     public var narrowOnlyDestinationRatio: Double? {
         narrowOnlySeconds.map { memcpyDestinationSeconds > 0 ? $0 / memcpyDestinationSeconds : 0 }
