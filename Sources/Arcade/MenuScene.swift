@@ -18,14 +18,16 @@ final class GameTile: Button {
         self.language = language
         super.init("", kind: .secondary)
         cornerRadius = 22
-        visualOutset = 16
+        visualOutset = GameTile.shadow.reach
     }
+
+    static let shadow = Shadow(blur: 12, offsetY: 6)
 
     override func draw(_ canvas: Canvas) {
         let r = bounds.insetBy(isPressed ? 4 : 0, isPressed ? 4 : 0)
         let top = isPressed ? game.color.darker(0.2) : game.color
         canvas.fillRoundedRect(r, radius: cornerRadius, top.darker(0.35),
-                               shadow: isPressed ? nil : Shadow(blur: 12, offsetY: 6))
+                               shadow: isPressed ? nil : GameTile.shadow)
         canvas.fillRoundedRect(r.insetBy(0, 0).offsetBy(0, 0).with(height: r.height - 6), radius: cornerRadius, top)
         // A soft light spot behind the picture.
         let pictureSide = min(r.width * 0.62, r.height * 0.5)

@@ -581,7 +581,7 @@ final class LogoTile: View {
         self.fill = fill
         self.textColor = textColor
         super.init(frame: .zero)
-        visualOutset = 10
+        visualOutset = Shadow.standard.reach
     }
 
     override func draw(_ canvas: Canvas) {

@@ -40,13 +40,15 @@ final class TileView: View {
     init(value: Int, frame: Rect) {
         self.value = value
         super.init(frame: frame)
-        visualOutset = 4
+        visualOutset = TileView.shadow.reach
     }
+
+    static let shadow = Shadow(blur: 3, offsetY: 2, color: Color(r: 0, g: 0, b: 0, a: 60))
 
     override func draw(_ canvas: Canvas) {
         let radius = max(4, bounds.width * 0.09)
         canvas.fillRoundedRect(bounds, radius: radius, TilePalette.fill(value),
-                               shadow: Shadow(blur: 3, offsetY: 2, color: Color(r: 0, g: 0, b: 0, a: 60)))
+                               shadow: TileView.shadow)
         let text = String(value)
         var style = TextStyle(size: bounds.height * (text.count <= 2 ? 0.5 : 0.42), weight: .bold,
                               color: TilePalette.text(value))

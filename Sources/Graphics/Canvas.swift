@@ -65,6 +65,13 @@ public struct Canvas {
 
     // MARK: - Solid shapes
 
+    /// Whether anything drawn inside `rect` (points) can land in the clip: a shape wholly
+    /// outside is not outlined at all (a big redraw drawn in bands asks every shape once a
+    /// band, and most miss most bands).
+    func reaches(_ rect: Rect) -> Bool {
+        toPixelsRect(rect).enclosingPixels.intersects(clip)
+    }
+
     public func fill(_ rect: Rect, _ color: Color) {
         let c = color.fading(opacity)
         guard c.a > 0 else { return }
@@ -85,6 +92,7 @@ public struct Canvas {
     }
 
     public func fillRoundedRect(_ rect: Rect, radius: Double, _ color: Color) {
+        guard reaches(rect) else { return }
         fillPolygonPixels(roundedRectOutline(toPixelsRect(rect), radius * scale), color.fading(opacity))
     }
 
@@ -102,6 +110,7 @@ public struct Canvas {
     }
 
     public func strokeRoundedRect(_ rect: Rect, radius: Double, width: Double, _ color: Color) {
+        guard reaches(rect) else { return }
         let ring = roundedRing(rect, radius: radius, width: width)
         fillRoundedRing(outer: ring.outer, inner: ring.inner, cornerPoints: ring.cornerPoints, color.fading(opacity))
     }
@@ -116,6 +125,7 @@ public struct Canvas {
     }
 
     public func fillEllipse(_ rect: Rect, _ color: Color) {
+        guard reaches(rect) else { return }
         let px = toPixelsRect(rect)
         let color = color.fading(opacity)
         guard min(px.width, px.height) >= EllipseMasks.smallest, color.a > 0 else {
@@ -135,6 +145,7 @@ public struct Canvas {
     }
 
     public func strokeEllipse(_ rect: Rect, width: Double, _ color: Color) {
+        guard reaches(rect) else { return }
         let px = toPixelsRect(rect)
         let w = width * scale
         let n = ellipseSegments(px)
@@ -318,11 +329,15 @@ public struct Canvas {
 
 /// How a panel's soft shadow looks (`Canvas.shadow`): how far it spreads, how far it falls
 /// and its colour.
-public struct Shadow: Sendable, Equatable {
+public struct Shadow: Sendable, Hashable {
     public var blur: Double
     public var offsetY: Double
     public var color: Color
     public static let standard = Shadow(blur: 8, offsetY: 4, color: Color(r: 0, g: 0, b: 0, a: 90))
+    /// How far past its panel the shadow can land (points): its layers grow by `blur` and
+    /// fall by `offsetY`. A view that draws one needs at least this `visualOutset`, or
+    /// redraws of the pixels beyond (damage, bands) leave them out.
+    public var reach: Double { blur + abs(offsetY) }
     public init(blur: Double, offsetY: Double, color: Color = Shadow.standard.color) {
         self.blur = blur
         self.offsetY = offsetY
@@ -396,6 +411,13 @@ extension Canvas {
     /// where a mask of it drawn at (0, 0) and composited there would.
     private func fillPolygonPixels(_ pts: [Point], _ color: Color, movedBy move: (x: Int, y: Int) = (0, 0)) {
         guard pts.count >= 3, color.a > 0 else { return }
+        var low = pts[0], high = pts[0]
+        for p in pts {
+            low = Point(min(low.x, p.x), min(low.y, p.y))
+            high = Point(max(high.x, p.x), max(high.y, p.y))
+        }
+        let box = Rect(low.x + Double(move.x), low.y + Double(move.y), high.x - low.x, high.y - low.y)
+        guard box.enclosingPixels.intersects(clip) else { return }  // outlined for nothing
         let traps = Canvas.trapezoids(convex: pts).map { Canvas.moved($0, by: move) }
         guard !traps.isEmpty else { return }
         withSolidSource(color) { src in
