@@ -43,7 +43,7 @@ let package = Package(
         // Copy-out's turned and converting loops: plain C that vectorizes (SSE2/AVX2, NEON).
         .target(name: "CopyKernels"),
         .target(name: "Display", dependencies: ["ScreenGeometry", "Platform", "Graphics", "CDRM", "CPixman", "CopyKernels"]),
-        .target(name: "UI", dependencies: ["Platform", "Graphics", "Input", "Audio"]),
+        .target(name: "UI", dependencies: ["Platform", "Graphics", "Input", "Audio", "CopyKernels"]),
 
         // The one thing every game's rules share: a seeded random generator (stdlib only).
         .target(name: "GameCore"),

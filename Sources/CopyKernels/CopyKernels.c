@@ -545,8 +545,18 @@ static size_t last_level_cache_bytes(void) {
     return best;
 }
 
+static size_t cache_bytes_found = (size_t)-1;  // last_level_cache_bytes, read at the first asking
+
+size_t bw_last_level_cache_bytes(void) {
+    size_t cache = __atomic_load_n(&cache_bytes_found, __ATOMIC_RELAXED);
+    if (cache == (size_t)-1) {
+        cache = last_level_cache_bytes();
+        __atomic_store_n(&cache_bytes_found, cache, __ATOMIC_RELAXED);
+    }
+    return cache;
+}
+
 static int stream_mode = BW_STREAM_BY_CACHE;
-static size_t cache_bytes_found = (size_t)-1;  // last_level_cache_bytes, read at the first big copy
 
 int bw_copy_stream(int mode) {
     if (mode < BW_STREAM_BY_CACHE || mode > BW_STREAM_NEVER) return 0;
@@ -560,12 +570,7 @@ static int streamed(size_t read_bytes, size_t written_bytes) {
     if (written_bytes < NT_MIN_BYTES) return 0;
     int mode = __atomic_load_n(&stream_mode, __ATOMIC_RELAXED);
     if (mode != BW_STREAM_BY_CACHE) return mode == BW_STREAM_BIG_COPIES;
-    size_t cache = __atomic_load_n(&cache_bytes_found, __ATOMIC_RELAXED);
-    if (cache == (size_t)-1) {
-        cache = last_level_cache_bytes();
-        __atomic_store_n(&cache_bytes_found, cache, __ATOMIC_RELAXED);
-    }
-    return read_bytes + written_bytes > cache / 4;
+    return read_bytes + written_bytes > bw_last_level_cache_bytes() / 4;
 }
 
 // After a streamed copy: its stores visible before the buffer goes to the display.

@@ -1,3 +1,4 @@
+import CopyKernels
 import Graphics
 import Input
 
@@ -19,6 +20,9 @@ public final class Screen {
     public var contentOffset = Point.zero { didSet { if contentOffset != oldValue { fullDamage = true } } }
     /// Darkens the picture (0: as drawn, 1: black) when there is no backlight to dim.
     public var dim = 0.0 { didSet { if dim != oldValue { fullDamage = true } } }
+    /// A damaged rectangle of more than four times this many bytes is drawn in bands of
+    /// about this many, top to bottom (0: every rectangle whole); see `bandBytes(lastLevelCache:)`.
+    public var bandBytes = Screen.bandBytes(lastLevelCache: Int(bw_last_level_cache_bytes()))
 
     /// Layout scale: the short side holds at least 480 points and the long side 800, so
     /// 480x320 up to 1920x1080 (either orientation) get the same layouts, scaled.
@@ -33,6 +37,27 @@ public final class Screen {
         scale = Screen.pointScale(width: width, height: height)
         size = Size(Double(width) / scale, Double(height) / scale)
         shadow = Surface(width: width, height: height, format: .xrgb8888)
+    }
+
+    /// Every view drawing into a rectangle passes over its pixels once more (a background,
+    /// the lawn's stripes, pictures, text). Where the rectangle is bigger than half the
+    /// last-level cache each pass goes to memory; drawn in bands of an eighth of that cache,
+    /// a band's passes stay in it and the frame goes to memory once. Smaller bands cost
+    /// more than they save: each one walks the view tree again and sets up again every
+    /// shape it crosses. On a Zen 1 with 8 MB of L3 (docs/PERFORMANCE.md, sixteenth pass)
+    /// 1920x1080 full redraws take 10-20% less, the SDL2 peer's lawn half; 1280x800 (4 MB)
+    /// fits and stays whole, where bands cost 10-15%. No cache figure: a Pi 4's 1 MB L2.
+    public static func bandBytes(lastLevelCache: Int) -> Int {
+        max(256 << 10, (lastLevelCache > 0 ? lastLevelCache : 1 << 20) / 8)
+    }
+
+    /// `rect` as the bands it is drawn in (itself when it is small enough).
+    public func bands(_ rect: PixelRect) -> [PixelRect] {
+        let bytes = rect.area * shadow.format.bytesPerPixel
+        guard bandBytes > 0, bytes > 4 * bandBytes, rect.height > 1 else { return [rect] }
+        let count = min(rect.height, (bytes + bandBytes - 1) / bandBytes)
+        let rows = (rect.height + count - 1) / count
+        return stride(from: rect.y, to: rect.maxY, by: rows).map { PixelRect(rect.x, $0, rect.width, min(rows, rect.maxY - $0)) }
     }
 
     /// Replaces the scene; the next frame redraws everything.
@@ -70,7 +95,7 @@ public final class Screen {
             damage = DamageRegion(shadow.bounds)
             fullDamage = false
         }
-        for rect in damage.rects {
+        for rect in damage.rects.flatMap(bands) {
             var canvas = Canvas(surface: shadow, scale: scale)
             canvas.clip = rect
             // Under a scene that paints the rect opaque itself, a clear would fill every

@@ -206,6 +206,20 @@ private func measureScene(_ c: SceneCase, width: Int, height: Int, options: Scen
         fullCopy.append(f.copy)
     }
     let damaged = Timing(samples: damagedDraw), full = Timing(samples: fullDraw)
+    // Where this machine's cache makes the screen draw a full frame in bands: full frames
+    // drawn whole and in bands, taking turns, for what the bands save (below 1: faster).
+    var bandedOverWhole: Double?
+    let bandBytes = rig.screen.bandBytes
+    if rig.screen.bands(rig.screen.shadow.bounds).count > 1 {
+        var whole: [Double] = [], banded: [Double] = []
+        for _ in 0..<max(4, min(20, fullDraw.count)) {
+            rig.screen.bandBytes = 0
+            whole.append(rig.frame(full: true).draw)
+            rig.screen.bandBytes = bandBytes
+            banded.append(rig.frame(full: true).draw)
+        }
+        bandedOverWhole = Timing(samples: banded).median / Timing(samples: whole).median
+    }
 
     // A plain memcpy of the same damaged rectangles, for the copy-out ratio.
     let shadow = rig.screen.shadow
@@ -244,6 +258,7 @@ private func measureScene(_ c: SceneCase, width: Int, height: Int, options: Scen
         ("rss_mb", Double(residentBytes()) / 1_048_576),
     ]
     if copyBytes == 0 { figures.removeAll { $0.0 == "copyout_damaged_over_memcpy" } }
+    if let bandedOverWhole { figures.append(("full_banded_over_whole", bandedOverWhole)) }
     return ReportRow(section: "scenes", name: name, figures: figures,
                      notes: [("mode", "\(rig.kiosk.mode)")])
 }

@@ -1,6 +1,7 @@
 // Copy-out kernels: shadow pixels (xrgb8888) into a panel rectangle, turned and/or
 // converted. Plain C (clang vector extensions for the 4x4 transposes) so the same source
-// becomes SSE2 on x86_64 and NEON on aarch64. Display's CopyOut is the only caller.
+// becomes SSE2 on x86_64 and NEON on aarch64. Display's CopyOut is the only caller of the
+// copies; UI's Screen reads the cache size too (it draws big redraws in bands).
 #ifndef BOARDWALK_COPY_KERNELS_H
 #define BOARDWALK_COPY_KERNELS_H
 
@@ -40,6 +41,11 @@ int bw_copy_select(int path);
 // which run every way on one machine.
 enum { BW_STREAM_BY_CACHE = 0, BW_STREAM_BIG_COPIES = 1, BW_STREAM_NEVER = 2 };
 int bw_copy_stream(int mode);
+
+// The largest data or unified cache sysfs describes for CPU 0 (its last level), in bytes,
+// read once; 0 when sysfs describes none. What decides which copies are streamed (above)
+// and how tall a band of a big redraw is (UI's Screen).
+size_t bw_last_level_cache_bytes(void);
 
 // How many cores a streamed turned copy is shared between (one core is bound by its own
 // non-temporal stores; the calling thread and a helper thread take its bands in turn):
