@@ -137,7 +137,8 @@ struct Composition {
     }
 }
 
-/// `peer_sdl2_over_boardwalk` per scene and size: SDL2's median full frame over Boardwalk's.
+/// `peer_sdl2_over_boardwalk` per scene and size: SDL2's median full frame over Boardwalk's (each
+/// side run twice in turns, its faster median counted).
 func peerBench(sizes: [(Int, Int)], frames: Int, directory: String) -> [ReportRow] {
     let peer = Boardwalk.sourceTreeRoot().map { $0 + "/bench/peers/sdl2-peer" }
     var rows: [ReportRow] = []
@@ -147,10 +148,13 @@ func peerBench(sizes: [(Int, Int)], frames: Int, directory: String) -> [ReportRo
             let screen = Screen(width: w, height: h)
             screen.show(composition.scene(scale: screen.scale), now: 1)
             _ = screen.renderFrame(now: 1)
-            let ours = Timing.measure(count: frames) { i in
-                screen.invalidateAll()
-                _ = screen.renderFrame(now: 1 + Double(i + 1) / 60)
+            func measureOurs() -> Timing {
+                Timing.measure(count: frames) { i in
+                    screen.invalidateAll()
+                    _ = screen.renderFrame(now: 1 + Double(i + 1) / 60)
+                }
             }
+            var ours = measureOurs()
             // PEER_SHOTS=DIR: both pictures, to look at side by side.
             let shots = getenv("PEER_SHOTS").map { String(cString: $0) }
             if let shots { try? screen.shadow.writePNG("\(shots)/boardwalk-\(name)-\(w)x\(h).png") }
@@ -160,7 +164,14 @@ func peerBench(sizes: [(Int, Int)], frames: Int, directory: String) -> [ReportRo
                 do {
                     let script = try composition.writePeerScript(to: directory)
                     let shot = shots.map { "\($0)/sdl2-\(name)-\(w)x\(h).png" }
-                    if let sdl = runPeer(peer, script: script, frames: frames, shot: shot) {
+                    // Each side twice, in turns, and each side's faster median: a busy
+                    // moment of this shared machine on one side's only run had moved the
+                    // ratio by 2x (1280x800's lawn 1.0-1.9 over five runs).
+                    if var sdl = runPeer(peer, script: script, frames: frames, shot: shot) {
+                        let again = measureOurs()
+                        if again.median < ours.median { ours = again }
+                        if let sdlAgain = runPeer(peer, script: script, frames: frames, shot: nil) { sdl = min(sdl, sdlAgain) }
+                        figures[0] = ("boardwalk_full_ms", ours.median * 1000)
                         figures.append(("sdl2_full_ms", sdl * 1000))
                         figures.append(("peer_sdl2_over_boardwalk", sdl / ours.median))
                     } else {
