@@ -110,7 +110,7 @@ extension Canvas {
 
 /// What a cached panel's picture depends on besides its size (`drawCachedPanel`). A key
 /// of its own: the string that was built instead, colours and shadow described by
-/// reflection, took 40% of a 1080p Guess Picture frame.
+/// reflection, was most of a Guess Picture frame (800x480 full: 3.24 ms, 0.75 without).
 private struct PanelPicture: Hashable {
     let color: Color
     let radius: Double

@@ -45,7 +45,7 @@ public final class Screen {
     /// a band's passes stay in it and the frame goes to memory once. Smaller bands cost
     /// more than they save: each one walks the view tree again and sets up again every
     /// shape it crosses. On a Zen 1 with 8 MB of L3 (docs/PERFORMANCE.md, sixteenth pass)
-    /// 1920x1080 full redraws take 10-20% less, the SDL2 peer's lawn half; 1280x800 (4 MB)
+    /// 1920x1080 full redraws take up to a fifth less, the SDL2 peer's lawn half; 1280x800 (4 MB)
     /// fits and stays whole, where bands cost 10-15%. No cache figure: a Pi 4's 1 MB L2.
     public static func bandBytes(lastLevelCache: Int) -> Int {
         max(256 << 10, (lastLevelCache > 0 ? lastLevelCache : 1 << 20) / 8)
