@@ -1,6 +1,5 @@
 import Arcade
 import Graphics
-import ScreenGeometry
 import TestSupport
 import UI
 import XCTest
