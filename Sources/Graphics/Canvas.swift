@@ -69,7 +69,7 @@ public struct Canvas {
     /// outside is not outlined at all (a big redraw drawn in bands asks every shape once a
     /// band, and most miss most bands).
     func reaches(_ rect: Rect) -> Bool {
-        toPixelsRect(rect).enclosingPixels.intersects(clip)
+        pixelRect(rect).intersects(clip)
     }
 
     public func fill(_ rect: Rect, _ color: Color) {
