@@ -182,6 +182,7 @@ public final class ALSASink: @unchecked Sendable {
     private var buffer: UnsafeMutablePointer<Int16>
     private var bufferCapacity: Int
     private var loggedMissing = false
+    private var loggedLongPeriods = false
 
     public init(mixer: Mixer, config: AudioConfig, opener: @escaping PCMOpener = ALSAPCM.opener) {
         self.mixer = mixer
@@ -210,6 +211,7 @@ public final class ALSASink: @unchecked Sendable {
         var tid = pthread_t()
         let rc = pthread_create(&tid, nil, { raw in
             let sink = Unmanaged<ALSASink>.fromOpaque(raw!).takeRetainedValue()
+            nameCurrentThread("sound")
             sink.run()
             return nil
         }, context)
@@ -268,10 +270,13 @@ public final class ALSASink: @unchecked Sendable {
 
     private func openDevice() {
         do {
-            let device = try opener(config)
+            let target = try SoundOutput.resolve(config.device, cards: config.device == SoundOutput.firstUSBCard ? SoundCards.list() : [])
+            var resolved = config
+            resolved.device = target.pcm
+            let device = try opener(resolved)
             for control in config.mixerControls {
                 do {
-                    try ALSAMixerControl.apply(card: config.mixerCard, control: control, volumePercent: config.mixerVolume)
+                    try ALSAMixerControl.apply(card: target.mixerCard, control: control, volumePercent: config.mixerVolume)
                 } catch {
                     Log.warning("audio: cannot set mixer control \(control): \(error)")
                 }
@@ -286,7 +291,18 @@ public final class ALSASink: @unchecked Sendable {
             opened.add(1, ordering: .relaxed)
             stateValue.store(State.playing.rawValue, ordering: .relaxed)
             loggedMissing = false
-            Log.notice("audio: \(config.device) open, \(device.periodFrames)-frame periods, \(device.bufferFrames)-frame buffer")
+            let name = target.pcm == config.device ? config.device : "\(config.device) (\(target.pcm))"
+            Log.notice("audio: \(name) open, \(device.periodFrames)-frame periods, \(device.bufferFrames)-frame buffer")
+            if device.periodFrames * 2 > config.periodFrames * 3, !loggedLongPeriods {
+                // A device that keeps its own periods (alsa-lib's default through dmix: 1024)
+                // makes every tap's sound that much later than the profile promises.
+                loggedLongPeriods = true
+                let late = Double(device.periodFrames * max(2, min(config.queuedPeriods, device.bufferFrames / device.periodFrames)))
+                    / Double(AudioFormat.sampleRate) * 1000
+                Log.warning("audio: \(config.device) plays \(device.periodFrames)-frame periods, not the \(config.periodFrames) asked: "
+                            + "sounds start up to \(Int(late)) ms after the tap. alsa-lib's default mixes through dmix, which keeps "
+                            + "its own; name the card instead (plughw:CARD=..., or usb for the first USB card)")
+            }
         } catch {
             stateValue.store(State.silent.rawValue, ordering: .relaxed)
             if !loggedMissing {

@@ -1,6 +1,8 @@
 /// Everything about sound that a board profile or the operator sets.
 public struct AudioConfig: Sendable {
-    /// ALSA PCM name: "default", "plughw:1,0", "hw:CARD=Headphones", or any alsa-lib PCM string.
+    /// ALSA PCM name: "plughw:CARD=Headphones,DEV=0", "plughw:1,0", "default", any alsa-lib
+    /// PCM string, or "usb" for the first USB sound card (SoundOutput). The mixer controls
+    /// are set on the card the name gives, else on alsa-lib's default control device.
     public var device = "default"
     /// Frames per period and periods per buffer. 256 x 4 (21 ms) suits USB and analog
     /// outputs; Pi HDMI wants ~50 ms, e.g. 1024 x 3 or 512 x 5.
@@ -17,8 +19,6 @@ public struct AudioConfig: Sendable {
         get { mixerControls.first }
         set { mixerControls = newValue.map { [$0] } ?? [] }
     }
-    /// The control's card: "default", "hw:0", "hw:CARD=Headphones".
-    public var mixerCard = "default"
     /// Hardware volume, percent of the control's range.
     public var mixerVolume = 80
     /// Seconds between attempts to open a missing or vanished device.

@@ -150,6 +150,7 @@ final class MusicMaker: @unchecked Sendable {
         var tid = pthread_t()
         let rc = pthread_create(&tid, nil, { raw in
             let maker = Unmanaged<MusicMaker>.fromOpaque(raw!).takeRetainedValue()
+            nameCurrentThread("music")
             maker.run()
             return nil
         }, context)

@@ -1,6 +1,13 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CLinux
+
+/// Names the calling thread as top, ps -L and /proc/PID/task/TID/comm show it (Linux keeps
+/// 15 bytes): the system test finds the sound thread by its name.
+public func nameCurrentThread(_ name: String) {
+    _ = bw_name_current_thread(name)
+}
 
 /// Runs `body` once on a new detached thread at a lower CPU priority (`nice`, 0...19): work
 /// that must not hold up the run loop's frames, such as decoding pictures at start.
@@ -9,9 +16,10 @@ public func runInBackground(_ name: String, nice: Int32 = 10,
     final class Job: @unchecked Sendable {
         let body: @Sendable () -> Void
         let nice: Int32
-        init(_ body: @escaping @Sendable () -> Void, nice: Int32) { self.body = body; self.nice = nice }
+        let name: String
+        init(_ body: @escaping @Sendable () -> Void, nice: Int32, name: String) { self.body = body; self.nice = nice; self.name = name }
     }
-    let context = Unmanaged.passRetained(Job(body, nice: max(0, min(19, nice)))).toOpaque()
+    let context = Unmanaged.passRetained(Job(body, nice: max(0, min(19, nice)), name: name)).toOpaque()
     var attributes = pthread_attr_t()
     pthread_attr_init(&attributes)
     defer { pthread_attr_destroy(&attributes) }
@@ -21,6 +29,7 @@ public func runInBackground(_ name: String, nice: Int32 = 10,
         let job = Unmanaged<Job>.fromOpaque(raw!).takeRetainedValue()
         // Per thread on Linux: who = 0 names the calling thread.
         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, job.nice)
+        nameCurrentThread(job.name)
         job.body()
         return nil
     }, context)

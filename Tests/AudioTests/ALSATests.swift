@@ -111,6 +111,66 @@ final class ALSATests: XCTestCase {
         XCTAssertEqual(sink.framesWritten, 0)
     }
 
+    func testUSBIsTheFirstUSBCardOpenedThroughPlughw() throws {
+        let cards = [SoundCard(index: 0, id: "vc4hdmi0", driver: "vc4-hdmi"),
+                     SoundCard(index: 1, id: "vc4hdmi1", driver: "vc4-hdmi"),
+                     SoundCard(index: 2, id: "Device", driver: "USB-Audio"),
+                     SoundCard(index: 3, id: "Speaker", driver: "USB-Audio")]
+        XCTAssertEqual(try SoundOutput.resolve("usb", cards: cards),
+                       SoundOutput.Target(pcm: "plughw:CARD=Device,DEV=0", mixerCard: "hw:CARD=Device"))
+        XCTAssertThrowsError(try SoundOutput.resolve("usb", cards: Array(cards.prefix(2)))) { error in
+            XCTAssertEqual("\(error)", "no USB sound card (cards: vc4hdmi0 (vc4-hdmi), vc4hdmi1 (vc4-hdmi)) for usb: No such device (-19)")
+        }
+        XCTAssertThrowsError(try SoundOutput.resolve("usb", cards: [])) { error in
+            XCTAssertTrue("\(error)".hasPrefix("no USB sound card (no sound card at all)"), "\(error)")
+        }
+    }
+
+    func testMixerControlsGoToThePCMsOwnCard() throws {
+        let cases = [("plughw:CARD=Headphones,DEV=0", "hw:CARD=Headphones"), ("default:CARD=vc4hdmi0", "hw:CARD=vc4hdmi0"),
+                     ("hw:1,0", "hw:1"), ("plughw:2", "hw:2"), ("default", "default"), ("null", "default"),
+                     ("file:'/tmp/x.raw',raw", "default"), ("dmix:1", "default")]
+        for (pcm, card) in cases {
+            XCTAssertEqual(try SoundOutput.resolve(pcm, cards: []), SoundOutput.Target(pcm: pcm, mixerCard: card), pcm)
+        }
+    }
+
+    func testUSBWithoutAUSBCardRunsSilentAndSaysWhy() throws {
+        let cards = SoundCards.list()  // the real control interface: none here, or this machine's
+        try XCTSkipIf(cards.contains { $0.driver == "USB-Audio" }, "this machine has a USB sound card: \(cards)")
+        let log = LogCapture()
+        defer { log.restore() }
+        Log.repeatInterval = 0
+        var config = AudioConfig()
+        config.device = "usb"
+        config.reopenInterval = 0.02
+        let sink = ALSASink(mixer: Mixer(), config: config)
+        try sink.start()
+        defer { sink.stop() }
+        XCTAssertTrue(waitFor(2) { sink.state == .silent })
+        usleep(100_000)  // several reopen attempts, each listing the cards again
+        XCTAssertEqual(log.count("audio: no sound output (no USB sound card"), 1, "\(log.all)")
+    }
+
+    func testADeviceThatKeepsLongerPeriodsIsNamedOnce() throws {
+        let log = LogCapture()
+        defer { log.restore() }
+        Log.repeatInterval = 0
+        var config = AudioConfig()
+        config.device = "fake"
+        config.periodFrames = 64  // the fake device keeps 256 x 4
+        config.reopenInterval = 0.02
+        let opener = FakeOpener([FakePCM([.fail(-ENODEV)]), FakePCM([])])
+        let sink = ALSASink(mixer: Mixer(), config: config, opener: opener.opener)
+        try sink.start()
+        defer { sink.stop() }
+        XCTAssertTrue(waitFor(2) { sink.opens == 2 && sink.framesWritten > 0 })
+        let warnings = log.all.filter { $0.contains("plays 256-frame periods, not the 64 asked") }
+        XCTAssertEqual(warnings.count, 1, "\(log.all)")
+        XCTAssertTrue(warnings.first?.contains("up to 21 ms after the tap") == true, "\(warnings)")
+        XCTAssertEqual(log.count("audio: fake open, 256-frame periods, 1024-frame buffer"), 2)
+    }
+
     func testALSALibraryErrorsGoToTheDebugLog() {
         let log = LogCapture()
         let minimum = Log.minimum
