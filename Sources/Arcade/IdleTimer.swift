@@ -50,6 +50,12 @@ public struct IdleTimer: Sendable {
         idleSince = now
     }
 
+    /// Something the person is waiting for is still going (an update installing): as if
+    /// they had just touched the screen.
+    public mutating func stillWaiting(now: Double) {
+        idleSince = max(idleSince, now)
+    }
+
     public mutating func handle(_ event: InputEvent) -> Decision {
         let time: Double
         switch event {

@@ -351,6 +351,8 @@ public final class Kiosk {
         self.now = max(self.now, now)
         if operatorGesture.update(now: now), mode != .pin, mode != .operatorMenu { openOperatorMenu() }
         for g in gestures.update(now: now) { screen.handle(g) }
+        // An install outlasts the idle timeout; its result must still be on the page.
+        if mode == .operatorMenu, updater.isWorking { idle.stillWaiting(now: now) }
         switch idle.update(now: now) {
         case .toMenu?: goHome()
         case .toAttract?: if panel != .off && !isClosed { startAttract(now: now) }

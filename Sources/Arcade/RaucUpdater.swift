@@ -35,6 +35,8 @@ public final class RaucUpdater: SystemUpdater, @unchecked Sendable {
         return current
     }
 
+    public var isWorking: Bool { poll().isBusy }
+
     private func set(_ state: UpdateState) {
         pthread_mutex_lock(&lock)
         current = state

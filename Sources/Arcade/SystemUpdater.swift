@@ -32,6 +32,9 @@ public protocol SystemUpdater: AnyObject {
     func install(_ bundle: String)
     /// Where the work stands now; the page calls it once a frame while it shows.
     func poll() -> UpdateState
+    /// An inspection or install is under way, read without moving anything on: the
+    /// operator menu stays open for it (an install outlasts the idle timeout).
+    var isWorking: Bool { get }
 }
 
 extension SystemUpdater {
@@ -114,6 +117,8 @@ public final class SimulatedUpdater: SystemUpdater {
         }
         return _state
     }
+
+    public var isWorking: Bool { _state.isBusy }
 
     /// The state without moving the simulation (for a picture of one step).
     public var currentState: UpdateState {

@@ -81,6 +81,43 @@ final class UpdateFromUSBTests: XCTestCase {
         }
     }
 
+    func testTheOperatorMenuStaysOpenWhileAnUpdateInstallsThenTimesOut() throws {
+        // An install from a stick takes minutes on a board (104 s on the virtual board when
+        // the host was busy): the operator must still see how it ended.
+        let (runner, _) = try makeRunner(self) { $0.kiosk.idleToMenuSeconds = 30 }
+        let k = runner.kiosk
+        let twin = SimulatedUpdater()
+        let bundle = "/media/usb-sda1/boardwalk-2026.12.2.raucb"
+        twin.bundles = [bundle]
+        twin.versions = [bundle: "2026.12.2"]
+        k.updater = twin
+        k.openOperatorMenu()  // as an operator does: the PIN, then the menu and its idle clock
+        runner.advance(0.3)
+        let pin = try XCTUnwrap(k.screen.scene as? PINScene)
+        for d in "1234" { pin.onKey?(String(d)) }
+        pin.onKey?("OK")
+        runner.advance(0.3)
+        k.showPage(.update(bundle: bundle))
+        runner.advance(0.4)
+        let page = try XCTUnwrap(k.screen.scene as? UpdatePage)
+        let words = OperatorWords(.english)
+        try press(runner, words.install)
+        let confirm = try XCTUnwrap(buttons(k.screen.scene!).last { $0.title == words.install })
+        twin.paused = true
+        runner.tap([(confirm.rectInRoot.midX, confirm.rectInRoot.midY)])
+        runner.advance(0.4)
+        runner.advance(120, step: 0.5)  // four idle timeouts with nobody touching it
+        XCTAssertTrue(k.screen.scene === page, "the update page stays while it installs")
+        XCTAssertTrue(twin.isWorking)
+        twin.paused = false
+        runner.advance(1)
+        XCTAssertEqual(twin.installed, [bundle])
+        runner.advance(25, step: 0.5)
+        XCTAssertTrue(k.screen.scene === page, "the result stays for the idle timeout after the install")
+        runner.advance(10, step: 0.5)
+        XCTAssertFalse(k.screen.scene is OperatorPage, "then the menu closes as ever: \(String(describing: k.screen.scene))")
+    }
+
     func testBundlesAreFoundOnMountedSticksOnly() throws {
         let stick = try makeTemporaryDirectory(self)
         for name in ["b-2.raucb", "a-1.raucb", "notes.txt", ".hidden.raucb"] { try writeFile(stick + "/" + name, "x") }
