@@ -20,6 +20,9 @@ struct LookaheadLimiter {
     /// Frames since one needed a gain under 1 (capped at the window): once a whole window
     /// has passed, its minimum is 1 without scanning it, the usual case (music alone).
     private var framesSinceOver = LookaheadLimiter.window
+    /// Frames since a window minimum under 1 went into `heldGain` (capped at the window):
+    /// once a whole window has passed, every held gain is 1 again.
+    private var framesSinceHeldUnder = LookaheadLimiter.window
     private let releaseCoefficient: Float
 
     init(sampleRate: Int) {
@@ -57,8 +60,15 @@ struct LookaheadLimiter {
         }
         heldSum += windowMin - heldGain[index]
         heldGain[index] = windowMin
+        framesSinceHeldUnder = windowMin < 1 ? 0 : min(framesSinceHeldUnder + 1, window)
+        // Every held gain is 1: the running sum is exactly the window, whatever rounding it
+        // gathered while limiting.
+        if framesSinceHeldUnder == window { heldSum = Float(window) }
         let target = min(1, heldSum / Float(window))
         gain = min(target, gain + (target - gain) * releaseCoefficient)
+        // In float the release stalls ~1.7e-4 under 1 (its step falls under half an ulp):
+        // from 0.9995 (0.004 dB) it is 1, and the limiter can rest.
+        if target == 1 && gain > 0.9995 { gain = 1 }
         // The oldest frame in the ring is the one L frames back: out with it, in with this one.
         let oldest = index + 1 == window ? 0 : index + 1  // no division per frame
         let outLeft = delayLine[2 * oldest] * gain
@@ -68,6 +78,32 @@ struct LookaheadLimiter {
         index = oldest
         // The knee only catches float rounding: the limiter already holds -1 dBFS.
         return (LookaheadLimiter.softClip(outLeft), LookaheadLimiter.softClip(outRight))
+    }
+
+    /// The last window of frames needed no reduction and the gain is back at 1: for frames
+    /// under the threshold `process` is then a pure delay (the knee starts above it).
+    var isResting: Bool {
+        framesSinceOver == LookaheadLimiter.window && framesSinceHeldUnder == LookaheadLimiter.window && gain == 1
+    }
+
+    /// What `process` gives while resting, for a run of interleaved stereo frames in place
+    /// (each scaled by `scale` first): a delay, with no gain or knee arithmetic. Stops at
+    /// the first frame over the threshold; returns the frames done (the rest are `process`'s).
+    mutating func delay(_ frames: UnsafeMutablePointer<Float>, count: Int, scale: Float) -> Int {
+        let window = LookaheadLimiter.window
+        for i in 0..<count {
+            let left = frames[2 * i] * scale
+            let right = frames[2 * i + 1] * scale
+            if max(abs(left), abs(right)) > LookaheadLimiter.threshold { return i }
+            requiredGain[index] = 1
+            let oldest = index + 1 == window ? 0 : index + 1
+            frames[2 * i] = delayLine[2 * oldest]
+            frames[2 * i + 1] = delayLine[2 * oldest + 1]
+            delayLine[2 * index] = left
+            delayLine[2 * index + 1] = right
+            index = oldest
+        }
+        return count
     }
 
     /// Identity below the knee; above it, a tanh curve with matching slope that tends to 1.

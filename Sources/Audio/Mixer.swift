@@ -438,7 +438,13 @@ public final class Mixer: @unchecked Sendable {
             mixVoice(voices + s, frames: n)
         }
         var limited = 0
-        for i in 0..<n {
+        var i = 0
+        while i < n {
+            // Music alone, well under full scale, is most of a kiosk's day: a delay then.
+            if masterStep == 0 && limiter.isResting {
+                i += limiter.delay(bus + 2 * i, count: n - i, scale: master)
+                if i == n { break }
+            }
             if masterStep != 0 {
                 master += masterStep
                 if (masterStep > 0 && master >= masterTarget) || (masterStep < 0 && master <= masterTarget) {
@@ -452,6 +458,7 @@ public final class Mixer: @unchecked Sendable {
             if limiter.gain < 0.9999 { limited += 1 }
             bus[2 * i] = outLeft
             bus[2 * i + 1] = outRight
+            i += 1
         }
         if limited > 0 { limitedFrames.add(limited, ordering: .relaxed) }
     }
@@ -462,13 +469,17 @@ public final class Mixer: @unchecked Sendable {
         let scale: Float = 1 / 32767
         var i = 0
         while i < n {
-            if v.pointee.step != 0 {
-                v.pointee.level += v.pointee.step
-                let step = v.pointee.step
-                if (step > 0 && v.pointee.level >= v.pointee.target) || (step < 0 && v.pointee.level <= v.pointee.target) {
-                    finishRamp(&v.pointee)
-                    if !v.pointee.active || v.pointee.paused { return }
-                }
+            if v.pointee.step == 0 {
+                // No fade under way: the level and pan are the same for every frame left.
+                mixSteady(v, clip: clip, from: i, to: n)
+                return
+            }
+            // A fade: the level moves a step each frame.
+            v.pointee.level += v.pointee.step
+            let step = v.pointee.step
+            if (step > 0 && v.pointee.level >= v.pointee.target) || (step < 0 && v.pointee.level <= v.pointee.target) {
+                finishRamp(&v.pointee)
+                if !v.pointee.active || v.pointee.paused { return }
             }
             let level = v.pointee.level
             let position = v.pointee.position
@@ -493,6 +504,35 @@ public final class Mixer: @unchecked Sendable {
             }
             i += 1
         }
+    }
+
+    /// `mixVoice` for a voice at a steady level: one gain per channel for the run.
+    private func mixSteady(_ v: UnsafeMutablePointer<Voice>, clip: ClipRef, from start: Int, to n: Int) {
+        let data = clip.samples
+        let gain = v.pointee.level / 32767
+        let left = gain * v.pointee.panLeft
+        let right = gain * v.pointee.panRight
+        let stereo = clip.channels != 1
+        var position = v.pointee.position
+        for i in start..<n {
+            if stereo {
+                bus[2 * i] += Float(data[2 * position]) * left
+                bus[2 * i + 1] += Float(data[2 * position + 1]) * right
+            } else {
+                let sample = Float(data[position])
+                bus[2 * i] += sample * left
+                bus[2 * i + 1] += sample * right
+            }
+            position += 1
+            if position >= clip.frames {
+                guard v.pointee.loop else {
+                    v.pointee.active = false
+                    return
+                }
+                position = 0
+            }
+        }
+        v.pointee.position = position
     }
 }
 

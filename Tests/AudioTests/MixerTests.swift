@@ -113,6 +113,51 @@ final class MixerTests: XCTestCase {
         XCTAssertEqual(mixer.limitedFrameCount, 0)
     }
 
+    func testTheRestingLimiterIsTheSameDelayAsEveryFrameThroughProcess() {
+        // Quiet music, a burst far over full scale, then quiet again: one limiter takes every
+        // frame through `process`, the other as the mixer does (a delay while resting).
+        let frames = 4 * 48000
+        var signal = [Float](repeating: 0, count: 2 * frames)
+        for i in 0..<frames {
+            let t = Float(i) / 48000
+            let loud: Float = (i >= 24000 && i < 26000) ? 3 : 0.3
+            signal[2 * i] = loud * sinf(2 * .pi * 440 * t)
+            signal[2 * i + 1] = loud * 0.5 * sinf(2 * .pi * 660 * t)
+        }
+        var slow = LookaheadLimiter(sampleRate: 48000)
+        var fast = LookaheadLimiter(sampleRate: 48000)
+        defer { slow.deallocate(); fast.deallocate() }
+        let master: Float = 0.8
+        var expected = signal, got = signal
+        for i in 0..<frames {
+            (expected[2 * i], expected[2 * i + 1]) = slow.process(signal[2 * i] * master, signal[2 * i + 1] * master)
+        }
+        var restingFrames = 0, restingAgainAt: Int?
+        got.withUnsafeMutableBufferPointer { bus in
+            var i = 0
+            while i < frames {
+                let chunkEnd = min(frames, (i / 256 + 1) * 256)  // the mixer's chunks
+                while i < chunkEnd {
+                    if fast.isResting {
+                        if i > 26000 && restingAgainAt == nil { restingAgainAt = i }
+                        let done = fast.delay(bus.baseAddress! + 2 * i, count: chunkEnd - i, scale: master)
+                        restingFrames += done
+                        i += done
+                        if i == chunkEnd { break }
+                    }
+                    (bus[2 * i], bus[2 * i + 1]) = fast.process(bus[2 * i] * master, bus[2 * i + 1] * master)
+                    i += 1
+                }
+            }
+        }
+        XCTAssertEqual(got, expected, "bit for bit")
+        XCTAssertGreaterThan(slow.gain, 0.999)
+        XCTAssertGreaterThan(restingFrames, frames / 2, "most frames take the delay")
+        let back = try? XCTUnwrap(restingAgainAt)
+        XCTAssertNotNil(back, "the limiter rests again after the burst")
+        XCTAssertLessThan((back ?? .max) - 26000, 3 * 48000, "within 3 s of the burst: \(String(describing: back))")
+    }
+
     func testVoiceStealingSparesMusicAndTakesTheOldest() {
         let mixer = Mixer(voices: 4)
         let music = sineClip(frequency: 220, amplitude: 0.1, seconds: 1, name: "music")
