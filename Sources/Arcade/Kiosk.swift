@@ -278,6 +278,8 @@ public final class Kiosk {
                 self.savePINState()
                 switch outcome {
                 case .accepted:
+                    // For the books: when the service menu was opened (never the PIN itself).
+                    Log.notice("operator menu: opened with the PIN")
                     if self.pin.acceptedPINIsWeak {
                         Log.warning("operator menu: the PIN is one a passer-by tries first (like 1234 or 0000); set another with scripts/set-pin.sh")
                     }
