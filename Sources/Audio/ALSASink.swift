@@ -98,7 +98,7 @@ public final class ALSAPCM: PCMOutput, @unchecked Sendable {
         // Start as soon as one period is queued: the sink fills the rest at once.
         try check("snd_pcm_sw_params_set_start_threshold", snd_pcm_sw_params_set_start_threshold(pcm, sw, period))
         // Wake the writer when queued audio falls to (queuedPeriods - 1) periods.
-        let queued = max(2, min(config.queuedPeriods, bufferFrames / periodFrames))
+        let queued = config.queuedPeriods(bufferFrames: bufferFrames, periodFrames: periodFrames)
         let wake = max(period, buffer - snd_pcm_uframes_t(queued - 1) * period)
         try check("snd_pcm_sw_params_set_avail_min", snd_pcm_sw_params_set_avail_min(pcm, sw, wake))
         try check("snd_pcm_sw_params", snd_pcm_sw_params(pcm, sw))
@@ -297,8 +297,8 @@ public final class ALSASink: @unchecked Sendable {
                 // A device that keeps its own periods (alsa-lib's default through dmix: 1024)
                 // makes every tap's sound that much later than the profile promises.
                 loggedLongPeriods = true
-                let late = Double(device.periodFrames * max(2, min(config.queuedPeriods, device.bufferFrames / device.periodFrames)))
-                    / Double(AudioFormat.sampleRate) * 1000
+                let queued = config.queuedPeriods(bufferFrames: device.bufferFrames, periodFrames: device.periodFrames)
+                let late = Double(device.periodFrames * queued) / Double(AudioFormat.sampleRate) * 1000
                 Log.warning("audio: \(config.device) plays \(device.periodFrames)-frame periods, not the \(config.periodFrames) asked: "
                             + "sounds start up to \(Int(late)) ms after the tap. alsa-lib's default mixes through dmix, which keeps "
                             + "its own; name the card instead (plughw:CARD=..., or usb for the first USB card)")
@@ -321,7 +321,7 @@ public final class ALSASink: @unchecked Sendable {
     /// One period: wait for room, render, write. False when the device is gone.
     private func playPeriod(_ device: any PCMOutput) -> Bool {
         let period = min(device.periodFrames, bufferCapacity / 2)
-        let queuedLimit = max(2, min(config.queuedPeriods, device.bufferFrames / max(1, period))) * period
+        let queuedLimit = config.queuedPeriods(bufferFrames: device.bufferFrames, periodFrames: period) * period
         // Wait until the period fits under the queue limit.
         var avail = 0
         while running.load(ordering: .relaxed) {

@@ -35,10 +35,11 @@ public final class ClockedPCM: PCMOutput {
     private var startTime: Double? = nil
     private var written = 0
 
-    public init(periodFrames: Int = 256, periods: Int = 4, queuedPeriods: Int = 4) {
-        self.periodFrames = periodFrames
-        bufferFrames = periodFrames * periods
-        wakeLevel = bufferFrames - (max(2, min(queuedPeriods, periods)) - 1) * periodFrames
+    /// A device that takes the config's period and buffer as asked.
+    public init(config: AudioConfig) {
+        periodFrames = config.periodFrames
+        bufferFrames = config.periodFrames * config.periods
+        wakeLevel = bufferFrames - (config.queuedPeriods(bufferFrames: bufferFrames, periodFrames: periodFrames) - 1) * periodFrames
     }
 
     private var played: Int {
@@ -129,7 +130,7 @@ public enum AudioBenchmark {
             do { _ = try ALSAPCM(config: config) } catch { simulated = true }
         }
         let clocked: PCMOpener = { config in
-            ClockedPCM(periodFrames: config.periodFrames, periods: config.periods, queuedPeriods: config.queuedPeriods)
+            ClockedPCM(config: config)
         }
         let opener = simulated ? clocked : ALSAPCM.opener
         var sinkConfig = config
@@ -164,7 +165,7 @@ public enum AudioBenchmark {
     {
         let mixer = Mixer(voices: config.voices)
         let sink = ALSASink(mixer: mixer, config: config, opener: { config in
-            ClockedPCM(periodFrames: config.periodFrames, periods: config.periods, queuedPeriods: config.queuedPeriods)
+            ClockedPCM(config: config)
         })
         try sink.start()
         defer { sink.stop() }

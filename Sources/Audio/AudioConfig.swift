@@ -11,6 +11,11 @@ public struct AudioConfig: Sendable {
     /// At most this many periods are kept queued in the device (2...periods): fewer means
     /// a sound starts sooner, more means more slack before an underrun.
     public var queuedPeriods = 4
+    /// The periods kept queued in a device of this buffer and period: `queuedPeriods`, at
+    /// least 2 and no more than the buffer holds.
+    public func queuedPeriods(bufferFrames: Int, periodFrames: Int) -> Int {
+        max(2, min(queuedPeriods, bufferFrames / max(1, periodFrames)))
+    }
     /// Mixer elements to set and unmute at start and on every reopen, in order ("Master",
     /// "PCM": AC97 boots with both muted; "Headphone" on a Pi); empty leaves the mixer alone.
     public var mixerControls: [String] = []
