@@ -10,6 +10,9 @@ struct LookaheadLimiter {
     static let lookaheadFrames = 32  // 0.67 ms
     private static let threshold: Float = 0.89  // -1 dBFS
     private static let window = lookaheadFrames + 1
+    /// Frames without one over the threshold after which every held gain is 1 again: a
+    /// window until no window minimum is under 1, and a window more until those fill `heldGain`.
+    private static let settled = 2 * window - 1
 
     private let delayLine: UnsafeMutablePointer<Float>      // (L + 1) stereo frames
     private let requiredGain: UnsafeMutablePointer<Float>   // L + 1 gains, one per input frame
@@ -17,12 +20,9 @@ struct LookaheadLimiter {
     private var heldSum = Float(LookaheadLimiter.window)
     private var index = 0
     private(set) var gain: Float = 1
-    /// Frames since one needed a gain under 1 (capped at the window): once a whole window
-    /// has passed, its minimum is 1 without scanning it, the usual case (music alone).
-    private var framesSinceOver = LookaheadLimiter.window
-    /// Frames since a window minimum under 1 went into `heldGain` (capped at the window):
-    /// once a whole window has passed, every held gain is 1 again.
-    private var framesSinceHeldUnder = LookaheadLimiter.window
+    /// Frames since one needed a gain under 1 (capped at `settled`): once a whole window has
+    /// passed, its minimum is 1 without scanning it, the usual case (music alone).
+    private var framesSinceOver = LookaheadLimiter.settled
     private let releaseCoefficient: Float
 
     init(sampleRate: Int) {
@@ -53,17 +53,16 @@ struct LookaheadLimiter {
         let peak = max(abs(left), abs(right))
         let needed: Float = peak > LookaheadLimiter.threshold ? LookaheadLimiter.threshold / peak : 1
         requiredGain[index] = needed
-        framesSinceOver = needed < 1 ? 0 : min(framesSinceOver + 1, window)
+        framesSinceOver = needed < 1 ? 0 : min(framesSinceOver + 1, LookaheadLimiter.settled)
         var windowMin: Float = 1
         if framesSinceOver < window {
             for k in 0..<window { windowMin = min(windowMin, requiredGain[k]) }
         }
         heldSum += windowMin - heldGain[index]
         heldGain[index] = windowMin
-        framesSinceHeldUnder = windowMin < 1 ? 0 : min(framesSinceHeldUnder + 1, window)
         // Every held gain is 1: the running sum is exactly the window, whatever rounding it
         // gathered while limiting.
-        if framesSinceHeldUnder == window { heldSum = Float(window) }
+        if framesSinceOver == LookaheadLimiter.settled { heldSum = Float(window) }
         let target = min(1, heldSum / Float(window))
         gain = min(target, gain + (target - gain) * releaseCoefficient)
         // In float the release stalls ~1.7e-4 under 1 (its step falls under half an ulp):
@@ -80,10 +79,10 @@ struct LookaheadLimiter {
         return (LookaheadLimiter.softClip(outLeft), LookaheadLimiter.softClip(outRight))
     }
 
-    /// The last window of frames needed no reduction and the gain is back at 1: for frames
+    /// Every held gain is 1 (`settled` frames under the threshold) and so is the gain: for frames
     /// under the threshold `process` is then a pure delay (the knee starts above it).
     var isResting: Bool {
-        framesSinceOver == LookaheadLimiter.window && framesSinceHeldUnder == LookaheadLimiter.window && gain == 1
+        framesSinceOver == LookaheadLimiter.settled && gain == 1
     }
 
     /// What `process` gives while resting, for a run of interleaved stereo frames in place

@@ -464,57 +464,36 @@ public final class Mixer: @unchecked Sendable {
     }
 
     private func mixVoice(_ v: UnsafeMutablePointer<Voice>, frames n: Int) {
-        let clip = v.pointee.clip
-        let data = clip.samples
-        let scale: Float = 1 / 32767
         var i = 0
         while i < n {
-            if v.pointee.step == 0 {
-                // No fade under way: the level and pan are the same for every frame left.
-                mixSteady(v, clip: clip, from: i, to: n)
-                return
-            }
-            // A fade: the level moves a step each frame.
-            v.pointee.level += v.pointee.step
-            let step = v.pointee.step
-            if (step > 0 && v.pointee.level >= v.pointee.target) || (step < 0 && v.pointee.level <= v.pointee.target) {
-                finishRamp(&v.pointee)
-                if !v.pointee.active || v.pointee.paused { return }
-            }
-            let level = v.pointee.level
-            let position = v.pointee.position
-            if clip.channels == 1 {
-                let s = Float(data[position]) * scale * level
-                bus[2 * i] += s * v.pointee.panLeft
-                bus[2 * i + 1] += s * v.pointee.panRight
-            } else {
-                bus[2 * i] += Float(data[2 * position]) * scale * level * v.pointee.panLeft
-                bus[2 * i + 1] += Float(data[2 * position + 1]) * scale * level * v.pointee.panRight
-            }
-            let next = position + 1
-            if next >= clip.frames {
-                if v.pointee.loop {
-                    v.pointee.position = 0
-                } else {
-                    v.pointee.active = false
-                    return
+            // No fade under way: the level is the same for every frame left. A fade moves
+            // it a step each frame.
+            var end = n
+            if v.pointee.step != 0 {
+                v.pointee.level += v.pointee.step
+                let step = v.pointee.step
+                if (step > 0 && v.pointee.level >= v.pointee.target) || (step < 0 && v.pointee.level <= v.pointee.target) {
+                    finishRamp(&v.pointee)
+                    if !v.pointee.active || v.pointee.paused { return }
                 }
-            } else {
-                v.pointee.position = next
+                end = i + 1
             }
-            i += 1
+            guard mixFrames(v, from: i, to: end) else { return }
+            i = end
         }
     }
 
-    /// `mixVoice` for a voice at a steady level: one gain per channel for the run.
-    private func mixSteady(_ v: UnsafeMutablePointer<Voice>, clip: ClipRef, from start: Int, to n: Int) {
+    /// Frames start..<end of a voice at its current level, one gain per channel; false
+    /// when the clip ended (the voice is no longer active).
+    private func mixFrames(_ v: UnsafeMutablePointer<Voice>, from start: Int, to end: Int) -> Bool {
+        let clip = v.pointee.clip
         let data = clip.samples
         let gain = v.pointee.level / 32767
         let left = gain * v.pointee.panLeft
         let right = gain * v.pointee.panRight
         let stereo = clip.channels != 1
         var position = v.pointee.position
-        for i in start..<n {
+        for i in start..<end {
             if stereo {
                 bus[2 * i] += Float(data[2 * position]) * left
                 bus[2 * i + 1] += Float(data[2 * position + 1]) * right
@@ -527,12 +506,13 @@ public final class Mixer: @unchecked Sendable {
             if position >= clip.frames {
                 guard v.pointee.loop else {
                     v.pointee.active = false
-                    return
+                    return false
                 }
                 position = 0
             }
         }
         v.pointee.position = position
+        return true
     }
 }
 
