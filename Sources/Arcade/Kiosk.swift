@@ -43,7 +43,12 @@ public final class Kiosk {
     private var attractIndex = 0
     var idle: IdleTimer
     private var operatorGesture: OperatorGesture
-    private var pin: PINEntry
+    var pin: PINEntry
+    /// A PIN being checked off the run loop (`PINFlow.swift`).
+    var pinCheck: PINCheck?
+    /// Whether the PIN's hash is worked out on a thread of its own (the live kiosk) or at
+    /// once (headless runs and tests, on their virtual clock).
+    public var checksPINInBackground = false
     private var gestures: GestureRecognizer
     var now: Double
     /// A finished game waiting to ask for initials (`HighScoreFlow.swift`).
@@ -260,61 +265,6 @@ public final class Kiosk {
         attractTable = nil
     }
 
-    public func openOperatorMenu() {
-        // No PIN, no menu: a passer-by's F12 or corner hold must not open settings.
-        guard pin.isSet else { return }
-        leaveCurrent()
-        mode = .pin
-        idle.enter(.operatorMenu, now: now)
-        let scene = PINScene(language: language)
-        scene.onCancel = { [weak self] in self?.goHome() }
-        pin.clear()
-        scene.onKey = { [weak self, weak scene] key in
-            guard let self, let scene else { return }
-            switch key {
-            case "⌫": self.pin.backspace()
-            case "OK":
-                let outcome = self.pin.submit(now: self.now)
-                self.savePINState()
-                switch outcome {
-                case .accepted:
-                    // For the books: when the service menu was opened (never the PIN itself).
-                    Log.notice("operator menu: opened with the PIN")
-                    if self.pin.acceptedPINIsWeak {
-                        Log.warning("operator menu: the PIN is one a passer-by tries first (like 1234 or 0000); set another with scripts/set-pin.sh")
-                    }
-                    return self.showOperatorScene()
-                case .rejected(let left): scene.reject(OperatorWords(self.language).wrongPIN(left))
-                case .lockedOut(let until):
-                    Log.notice("operator menu: PIN pad locked for \(Int((until - self.now).rounded(.up))) s after wrong PINs")
-                    scene.reject(OperatorWords(self.language).lockedOut)
-                case .noPIN: return self.goHome()
-                }
-            default: if let d = Int(key) { self.pin.press(digit: d, now: self.now) }
-            }
-            scene.digitsEntered = self.pin.entered.count
-        }
-        show(scene)
-    }
-
-    static let pinStateKeys = (failures: "operator_pin.failures", lockouts: "operator_pin.lockouts",
-                               lockedSeconds: "operator_pin.locked_seconds")
-
-    static func savedPINState(_ store: StateStore) -> PINEntry.Persisted {
-        PINEntry.Persisted(failures: store.counter(pinStateKeys.failures), lockouts: store.counter(pinStateKeys.lockouts),
-                           lockedSeconds: store.counter(pinStateKeys.lockedSeconds))
-    }
-
-    /// Written at once (not coalesced): a restart right after a wrong PIN must not forget it.
-    private func savePINState() {
-        let state = pin.persisted(now: now)
-        guard state != Kiosk.savedPINState(store) else { return }
-        store.setCounter(Kiosk.pinStateKeys.failures, state.failures, now: now)
-        store.setCounter(Kiosk.pinStateKeys.lockouts, state.lockouts, now: now)
-        store.setCounter(Kiosk.pinStateKeys.lockedSeconds, state.lockedSeconds, now: now)
-        store.flush(now: now)
-    }
-
     func showOperatorScene() {
         mode = .operatorMenu
         let scene = OperatorScene(controls: self)
@@ -363,6 +313,7 @@ public final class Kiosk {
         if case .attract = mode, now - attractStarted >= Double(settings.kiosk.attractSecondsPerGame) {
             startAttract(now: now)
         }
+        finishPINCheck()
         tickPanel(now: now)
         tickHighScores(now: now)
         tickContinue(now: now)
@@ -373,7 +324,8 @@ public final class Kiosk {
     /// When `tick` next has work to do, for the loop's timer.
     public var nextDeadline: Double? {
         var d = [idle.deadline, operatorGesture.deadline, gestures.nextDeadline, store.nextFlushDeadline,
-                 highScoreDeadline, continuing?.scene.deadline, panelDeadline, metrics?.nextDeadline].compactMap { $0 }
+                 highScoreDeadline, continuing?.scene.deadline, panelDeadline, metrics?.nextDeadline,
+                 pinCheckDeadline].compactMap { $0 }
         if case .attract = mode { d.append(attractStarted + Double(settings.kiosk.attractSecondsPerGame)) }
         return d.min()
     }

@@ -98,6 +98,8 @@ public final class LiveRunner {
         let version = SystemVersion.read()
         kiosk.systemVersion = version
         kiosk.updater = RaucUpdater()
+        // The PIN's PBKDF2 must not stop the frames and the watchdog's feeding.
+        kiosk.checksPINInBackground = true
         Log.notice("system: \(version.summary)")
         wireKiosk()
     }

@@ -167,18 +167,51 @@ public struct PINEntry: Sendable {
         entered = ""
     }
 
-    /// Checks what was entered and clears it for the next try.
-    public mutating func submit(now: Double) -> Outcome {
+    /// A typed PIN on its way to the hash. Checking it is PBKDF2's work (seconds under
+    /// emulation, a visible pause on a slow board), so the kiosk does it off the run loop
+    /// (`BackgroundResult`) and then `record`s the verdict.
+    public struct Attempt: Sendable {
+        let pin: String
+        let verifier: PINHash
+
+        public func isRight() -> Bool { verifier.matches(pin) }
+    }
+
+    /// What OK asks for: a verdict now (no PIN set, locked out, nothing typed), or an
+    /// attempt to check.
+    public enum Submission: Sendable {
+        case decided(Outcome)
+        case check(Attempt)
+    }
+
+    /// Takes what was entered, clearing it for the next try.
+    public mutating func take(now: Double) -> Submission {
         defer { entered = "" }
-        guard let verifier else { return .noPIN }
-        if let until = lockedUntil, now < until { return .lockedOut(until: until) }
-        if !entered.isEmpty, verifier.matches(entered) {
-            acceptedPINIsWeak = PINHash.isWeak(entered)
-            failures = 0
-            lockouts = 0
-            lockedUntil = nil
-            return .accepted
+        guard let verifier else { return .decided(.noPIN) }
+        if let until = lockedUntil, now < until { return .decided(.lockedOut(until: until)) }
+        if entered.isEmpty { return .decided(recordFailure(now: now)) }
+        return .check(Attempt(pin: entered, verifier: verifier))
+    }
+
+    /// The verdict on an attempt `take` gave, at the time it came.
+    public mutating func record(_ attempt: Attempt, matched: Bool, now: Double) -> Outcome {
+        guard matched else { return recordFailure(now: now) }
+        acceptedPINIsWeak = PINHash.isWeak(attempt.pin)
+        failures = 0
+        lockouts = 0
+        lockedUntil = nil
+        return .accepted
+    }
+
+    /// `take`, the check and `record` in one go, on the caller's thread.
+    public mutating func submit(now: Double) -> Outcome {
+        switch take(now: now) {
+        case .decided(let outcome): return outcome
+        case .check(let attempt): return record(attempt, matched: attempt.isRight(), now: now)
         }
+    }
+
+    private mutating func recordFailure(now: Double) -> Outcome {
         failures = min(failures + 1, maxAttempts)
         if failures >= maxAttempts {
             failures = 0

@@ -12,6 +12,14 @@ public final class PINScene: Scene {
     public var onKey: ((String) -> Void)?
     public var onCancel: (() -> Void)?
     public var digitsEntered = 0 { didSet { dots.setNeedsDisplay() } }
+    /// While the PIN is checked (off the run loop): the pad says so and keeps its dots.
+    public var isChecking = false {
+        didSet {
+            message.text = isChecking ? words.checkingPIN : words.enterPIN
+            message.style = Theme.caption
+        }
+    }
+    private let words: OperatorWords
     private let title = Label("", style: Theme.heading)
     private let message = Label("", style: Theme.caption)
     private let dots = DrawingView { _, _ in }
@@ -19,8 +27,8 @@ public final class PINScene: Scene {
 
     /// The pad's words follow the kiosk's language (the digits are the digits).
     public init(language: Language = .english) {
+        words = OperatorWords(language)
         super.init()
-        let words = OperatorWords(language)
         title.text = words.operatorTitle
         message.text = words.enterPIN
         backgroundColor = Theme.background

@@ -19,6 +19,7 @@ struct OperatorWords {
     // PIN
     var operatorTitle: String { t("Operator", "管理") }
     var enterPIN: String { t("Enter PIN", "输入密码") }
+    var checkingPIN: String { t("Checking…", "正在核对…") }
     func wrongPIN(_ triesLeft: Int) -> String { t("Wrong PIN (\(triesLeft) tries left)", "密码错误（还可试 \(triesLeft) 次）") }
     var lockedOut: String { t("Locked: try again later", "已锁定：请稍后再试") }
 

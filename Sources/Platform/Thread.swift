@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CLinux
+import Synchronization
 
 /// Names the calling thread as top, ps -L and /proc/PID/task/TID/comm show it (Linux keeps
 /// 15 bytes): the system test finds the sound thread by its name.
@@ -37,4 +38,31 @@ public func runInBackground(_ name: String, nice: Int32 = 10,
         Unmanaged<Job>.fromOpaque(context).release()
         throw SystemError("pthread_create", name, errno: rc)
     }
+}
+
+/// One value worked out off the run loop: made with the work, which runs on a new
+/// thread (`inBackground`) or at once on the caller's (headless runs and tests, where the
+/// virtual clock must not race a real thread); the loop reads `value` on its later rounds,
+/// nil until the work is done. A thread that cannot be made does the work at once: slower,
+/// never lost.
+public final class BackgroundResult<Value: Sendable>: Sendable {
+    private let result = Mutex<Value?>(nil)
+
+    public init(_ name: String, inBackground: Bool, nice: Int32 = 0, _ work: @escaping @Sendable () -> Value) {
+        if inBackground {
+            do {
+                try runInBackground(name, nice: nice) { [self] in
+                    let value = work()
+                    result.withLock { $0 = value }
+                }
+                return
+            } catch {
+                Log.warning("\(name): \(error); working on the run loop instead")
+            }
+        }
+        let value = work()
+        result.withLock { $0 = value }
+    }
+
+    public var value: Value? { result.withLock { $0 } }
 }

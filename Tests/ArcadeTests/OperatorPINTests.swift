@@ -86,3 +86,84 @@ final class OperatorPINTests: XCTestCase {
         XCTAssertEqual(pad.submit(now: 5000), .lockedOut(until: 5000 + 3600), "one more wrong PIN: the longest lockout")
     }
 }
+
+/// The PIN's PBKDF2 on a thread of its own, as the live kiosk does it: the pad says it is
+/// checking and the loop goes on; a verdict counts even when its pad is gone.
+final class PINCheckInBackgroundTests: XCTestCase {
+    /// A fifth of the kiosk's work factor: still a second or more in a debug build, far
+    /// longer than OK takes to return.
+    private let slowPIN = PINHash(pin: "2580", salt: Array("salt-for-tests".utf8), iterations: 20_000)
+
+    private func makeLiveLikeRunner() throws -> (HeadlessRunner, StateStore) {
+        let (runner, store) = try makeRunner(self) { $0.kiosk.operatorPIN = slowPIN }
+        runner.kiosk.checksPINInBackground = true
+        return (runner, store)
+    }
+
+    /// Runs the loop (ticks and frames) until the verdict is taken.
+    private func waitForVerdict(_ runner: HeadlessRunner, file: StaticString = #filePath, line: UInt = #line) {
+        let deadline = Date().addingTimeInterval(120)
+        while runner.kiosk.pinCheck != nil && Date() < deadline {
+            usleep(2000)
+            runner.advance(PINCheck.pollInterval)
+        }
+        XCTAssertNil(runner.kiosk.pinCheck, "no verdict in 120 s", file: file, line: line)
+    }
+
+    private func type(_ digits: String, _ runner: HeadlessRunner) {
+        for d in digits { runner.key("digit\(d)") }
+        runner.key("confirm")
+    }
+
+    func testTheRightPINIsCheckedWhileThePadWaits() throws {
+        let (runner, store) = try makeLiveLikeRunner()
+        runner.key("service")
+        type("2580", runner)
+        let pad = try XCTUnwrap(runner.kiosk.screen.scene as? PINScene)
+        XCTAssertTrue(pad.isChecking, "OK returns before the hash is worked out")
+        XCTAssertEqual(pad.digitsEntered, 4, "the dots stay while it is checked")
+        XCTAssertEqual(runner.kiosk.mode, .pin)
+        XCTAssertNotNil(runner.kiosk.nextDeadline, "the loop wakes to look for the verdict")
+        type("1", runner)
+        XCTAssertEqual(pad.digitsEntered, 4, "keys wait: one check at a time")
+        runner.advance(0.1)
+        XCTAssertEqual(runner.kiosk.mode, .pin, "frames go on meanwhile")
+        waitForVerdict(runner)
+        XCTAssertEqual(runner.kiosk.mode, .operatorMenu)
+        XCTAssertEqual(store.counter("operator_pin.failures"), 0)
+        runner.key("back")  // the operator scene holds the kiosk until it is closed
+    }
+
+    func testAVerdictCountsAfterItsPadIsGone() throws {
+        let (runner, store) = try makeLiveLikeRunner()
+        runner.key("service")
+        type("9999", runner)
+        runner.key("back")  // cancelled while it is checked
+        XCTAssertEqual(runner.kiosk.mode, .menu)
+        waitForVerdict(runner)
+        XCTAssertEqual(store.counter("operator_pin.failures"), 1, "cancelling does not buy a free guess")
+        XCTAssertNotEqual(runner.kiosk.mode, .pin)
+
+        runner.key("service")
+        type("2580", runner)
+        runner.key("back")
+        waitForVerdict(runner)
+        XCTAssertNotEqual(runner.kiosk.mode, .operatorMenu, "a right PIN whose pad is gone opens nothing")
+        XCTAssertEqual(store.counter("operator_pin.failures"), 0, "but it clears the count, as at the pad")
+    }
+
+    func testAWrongPINIsRefusedOnThePad() throws {
+        let (runner, store) = try makeLiveLikeRunner()
+        runner.key("service")
+        type("1111", runner)
+        waitForVerdict(runner)
+        let pad = try XCTUnwrap(runner.kiosk.screen.scene as? PINScene)
+        XCTAssertFalse(pad.isChecking)
+        XCTAssertEqual(pad.digitsEntered, 0)
+        XCTAssertEqual(store.counter("operator_pin.failures"), 1)
+        type("2580", runner)
+        waitForVerdict(runner)
+        XCTAssertEqual(runner.kiosk.mode, .operatorMenu)
+        runner.key("back")
+    }
+}

@@ -20,3 +20,30 @@ final class ThreadTests: XCTestCase {
         XCTAssertEqual(result.nice, 7)
     }
 }
+
+/// Work for the run loop done elsewhere: on its own thread, or at once when asked.
+private func threadID() -> pthread_t { pthread_self() }
+
+final class BackgroundResultTests: XCTestCase {
+
+    func testWorkOnItsOwnThreadArrivesLater() throws {
+        let caller = threadID()
+        let gate = Mutex(false)
+        let result = BackgroundResult("bw-test-result", inBackground: true) { () -> pthread_t in
+            while !gate.withLock({ $0 }) { usleep(500) }
+            return threadID()
+        }
+        XCTAssertNil(result.value, "nothing until the work is done")
+        gate.withLock { $0 = true }
+        let deadline = Date().addingTimeInterval(5)
+        while result.value == nil && Date() < deadline { usleep(1000) }
+        let worker = try XCTUnwrap(result.value)
+        XCTAssertNotEqual(worker, caller, "done on another thread")
+    }
+
+    func testWorkInlineIsThereAtOnce() {
+        let caller = threadID()
+        let result = BackgroundResult("bw-test-inline", inBackground: false) { threadID() }
+        XCTAssertEqual(result.value, caller)
+    }
+}
