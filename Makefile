@@ -9,6 +9,8 @@ ARM64_BIN = out/arm64/boardwalk
 ARM64_MODE ?= cross
 # The arm64 build chroots into its roots: root, or sudo.
 SUDO = $(if $(filter 0,$(shell id -u)),,sudo -E)
+# A line with the time before each long step, so a CI log shows where its minutes went.
+STAMP = @echo "[make] $$(date -u +%T) $@:"
 
 .PHONY: deps test-deps bench-deps build run test unit-test system-test bench arm64 arm64-test rpi-card install clean
 
@@ -19,6 +21,7 @@ test-deps:
 	scripts/install-deps.sh test
 
 build: deps
+	$(STAMP) release build
 	$(SWIFT) build $(BUILD_FLAGS) --product boardwalk
 
 # Runs the kiosk: on this machine's DRM device when one is free, otherwise headless
@@ -29,11 +32,13 @@ run: build
 # The copy kernels' checks built for this machine too (every path its CPU has; the Swift
 # tests check the same paths, but not the scan-out rows' padding).
 unit-test: test-deps
+	$(STAMP) unit tests
 	python3 scripts/check-imports.py
 	scripts/copy-kernels-check.sh
 	python3 images/rpi/test_tryboot_backend.py
 	python3 images/test_slot_check.py
 	$(SWIFT) build --build-tests
+	$(STAMP) swift test
 	$(SWIFT) test --skip-build
 
 # The system test runs the live kiosk offscreen here (scripts/offscreen-check.py: idle CPU,
@@ -41,14 +46,18 @@ unit-test: test-deps
 # from outside (images/virtual-board/test_system.py). It needs root (the image build) and a
 # few minutes, so `make test` runs it on CI (CI=true) or with SYSTEM_TEST=1 (SYSTEM_TEST=0: never).
 system-test: build test-deps
+	$(STAMP) offscreen check
 	python3 scripts/offscreen-check.py --binary $(BIN)
+	$(STAMP) x86 virtual boards
 	python3 images/virtual-board/test_system.py --binary $(BIN)
+	$(STAMP) display board
 	python3 scripts/display-board-check.py --binary $(BIN) --rotations 0,90
 	$(MAKE) --no-print-directory arm64-test
 
 # The kiosk for arm64 boards (Debian 13 / Raspberry Pi OS trixie), built here with Debian's
 # Swift 6.0.3 (images/arm64/build.sh; the toolchain roots are cached in /var/cache/boardwalk).
 arm64:
+	$(STAMP) arm64 build
 	scripts/install-deps.sh arm64
 	$(SUDO) images/arm64/build.sh $(ARM64_MODE) $(ARM64_BIN)
 
@@ -56,9 +65,12 @@ arm64:
 # same screenshots as the x86 build (both under qemu-user), the arm64 virtual board, and a
 # Pi card opened without loop devices.
 arm64-test: arm64 build
+	$(STAMP) arm64 checks
 	scripts/copy-kernels-check.sh arm64
 	python3 scripts/arm64-shots-check.py --x86 $(BIN) --arm64 $(ARM64_BIN)
+	$(STAMP) arm64 virtual board
 	python3 images/virtual-board/test_system.py --binary $(ARM64_BIN) --host-binary $(BIN) --workdir out/system-test-arm64
+	$(STAMP) done
 
 # A Raspberry Pi SD card from Debian 13's archive with A/B slots and its RAUC bundle
 # (images/rpi/build-sdcard.sh), opened and checked without loop devices
