@@ -28,6 +28,15 @@ public struct CopyOutMeasurement: Sendable, CustomStringConvertible {
     public var narrowOnlyDestinationRatio: Double? {
         narrowOnlySeconds.map { memcpyDestinationSeconds > 0 ? $0 / memcpyDestinationSeconds : 0 }
     }
+    /// Upright damaged frames into rgb565: the copy and the memcpy of the bytes it writes
+    /// as a board meets them, the panel's lines out of every cache (a scanout buffer is
+    /// write-combined, never cached) and the shadow's in it (just drawn). In the rounds
+    /// above, both sides write lines the round before left in L2, and the copy, reading
+    /// twice the bytes it writes, pays for its reads. nil for the other rows.
+    public var coldDestination: (copySeconds: Double, memcpySeconds: Double)? = nil
+    public var coldDestinationRatio: Double? {
+        coldDestination.map { $0.memcpySeconds > 0 ? $0.copySeconds / $0.memcpySeconds : 0 }
+    }
     public var ratio: Double { memcpySeconds > 0 ? copyOutSeconds / memcpySeconds : 0 }
     public var oneCoreRatio: Double { memcpySeconds > 0 ? oneCoreSeconds / memcpySeconds : 0 }
     public var destinationRatio: Double { memcpyDestinationSeconds > 0 ? copyOutSeconds / memcpyDestinationSeconds : 0 }
@@ -42,6 +51,9 @@ public struct CopyOutMeasurement: Sendable, CustomStringConvertible {
         var narrowOnly = ""
         if let f = narrowOnlySeconds, let fr = narrowOnlyDestinationRatio {
             narrowOnly = "; narrowed only \(ms(f)), \((fr * 100).rounded() / 100)"
+        }
+        if let cold = coldDestination, let cr = coldDestinationRatio {
+            narrowOnly += "; panel lines cold \(ms(cold.copySeconds)) against \(ms(cold.memcpySeconds)), \((cr * 100).rounded() / 100)"
         }
         return "\(name): copy-out \(ms(copyOutSeconds)), memcpy \(ms(memcpySeconds)) of \(bytes / 1024) KiB, ratio \(r) (\(rd) of the \(destinationBytes / 1024) KiB written; on one core \(ms(oneCoreSeconds)), \(r1)\(narrowOnly))"
     }
@@ -138,7 +150,7 @@ public func measureCopyOut(iterations: Int = 30) -> [CopyOutMeasurement] {
         if c.rotation == .deg0 && c.format == .rgb565 && c.conversion == .kernel {
             narrowOnly = [{ narrowOnlyCopy(from: shadow, to: scanout, region: region) }] + memcpys
         }
-        let best = interleavedMinimum(rounds: 3 * iterations, [copy] + memcpys + [copyOnOneCore] + memcpys + narrowOnly)
+        let best = interleavedMinimum(rounds: 3 * iterations, ([copy] + memcpys + [copyOnOneCore] + memcpys + narrowOnly).map { Timed($0) })
         let n = memcpys.count
         let memcpySeconds = min(best[1], best[n + 2])
         let destinationSeconds = c.format == .xrgb8888 ? memcpySeconds : min(best[2], best[n + 3])
@@ -147,8 +159,45 @@ public func measureCopyOut(iterations: Int = 30) -> [CopyOutMeasurement] {
                                    copyOutSeconds: best[0], oneCoreSeconds: best[n + 1], memcpySeconds: memcpySeconds,
                                    memcpyDestinationSeconds: destinationSeconds)
         if !narrowOnly.isEmpty { m.narrowOnlySeconds = best[2 * n + 2] }
+        if c.damaged && !narrowOnly.isEmpty {
+            let cacheSweep = CacheSweep()
+            let asOnABoard = { cacheSweep.evictEverything(); readRows(of: shadow, in: region) }
+            let cold = interleavedMinimum(rounds: 3 * iterations, [Timed(before: asOnABoard, copy),
+                                                                Timed(before: asOnABoard, memcpys[1])])
+            m.coldDestination = (cold[0], cold[1])
+        }
         return m
     }
+}
+
+/// A buffer four times the last-level cache (at least 32 MB), read through: after a sweep
+/// no line of anything else is in any cache, and none of its own is dirty (the timed
+/// writes that follow evict clean lines, as on a board between frames).
+private final class CacheSweep {
+    let words = max(32 << 20, 4 * Int(bw_last_level_cache_bytes())) / 8
+    let buffer: UnsafeMutablePointer<UInt64>
+    init() {
+        buffer = .allocate(capacity: words)
+        buffer.initialize(repeating: 1, count: words)
+    }
+    deinit { buffer.deallocate() }
+    func evictEverything() {
+        var sum: UInt64 = 0
+        for i in 0..<words { sum &+= buffer[i] }
+        withExtendedLifetime(sum) {}
+    }
+}
+
+/// Every pixel of `region` read once, as drawing it leaves its lines in the cache.
+private func readRows(of surface: Surface, in region: DamageRegion) {
+    var sum: UInt32 = 0
+    for r in region.rects {
+        for y in r.y..<r.maxY {
+            let row = (surface.pixels + y * surface.stride + r.x * 4).assumingMemoryBound(to: UInt32.self)
+            for x in 0..<r.width { sum &+= row[x] }
+        }
+    }
+    withExtendedLifetime(sum) {}
 }
 
 /// An upright rgb565 panel's `region` filled from `shadow` by `bw_copy_rgb565_narrow_only`:
@@ -162,17 +211,28 @@ private func narrowOnlyCopy(from shadow: Surface, to panel: Surface, region: Dam
     }
 }
 
+/// A body to time, after untimed work that sets the caches up for it.
+private struct Timed {
+    var before: () -> Void = {}
+    var body: () -> Void
+    init(before: @escaping () -> Void = {}, _ body: @escaping () -> Void) {
+        self.before = before
+        self.body = body
+    }
+}
+
 /// Each body timed once per round, the bodies taking turns, and the fastest round of each:
 /// the copy and its memcpy see the same load (this machine is shared), and the minimum is
 /// the run least disturbed by it. (Batches of 30 timed together, the method before, let
 /// one preemption land in one side's batch: memcpy against itself moved 0.2-1.4x.)
-private func interleavedMinimum(rounds: Int, _ bodies: [() -> Void]) -> [Double] {
-    for body in bodies { body() }  // warm caches and pixman's fast-path lookup
+private func interleavedMinimum(rounds: Int, _ bodies: [Timed]) -> [Double] {
+    for timed in bodies { timed.body() }  // warm caches and pixman's fast-path lookup
     var best = [Double](repeating: .infinity, count: bodies.count)
     for _ in 0..<max(1, rounds) {
-        for (i, body) in bodies.enumerated() {
+        for (i, timed) in bodies.enumerated() {
+            timed.before()
             let start = monotonicSeconds()
-            body()
+            timed.body()
             best[i] = min(best[i], monotonicSeconds() - start)
         }
     }

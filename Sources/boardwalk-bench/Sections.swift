@@ -17,6 +17,10 @@ func copyOutBench(iterations: Int) -> [ReportRow] {
         if let f = m.narrowOnlySeconds, let fr = m.narrowOnlyDestinationRatio {
             figures += [("narrow_only_ms", f * 1000), ("narrow_only_over_memcpy_dst", fr)]
         }
+        if let cold = m.coldDestination, let cr = m.coldDestinationRatio {
+            figures += [("cold_dst_ms", cold.copySeconds * 1000), ("cold_dst_memcpy_dst_ms", cold.memcpySeconds * 1000),
+                        ("cold_dst_over_memcpy_dst", cr)]
+        }
         return ReportRow(section: "copyout", name: m.name.replacingSpaces(), figures: figures)
     }
 }
