@@ -504,6 +504,15 @@ typedef void (*turned_walk_fn)(void *dst, ptrdiff_t dst_stride, const uint32_t *
 //   plain stores win (0.076-0.081 ms against 0.079-0.087).
 // With no cache figure, and on a Pi 4 (1 MB of L2: a frame never fits, and its dumb
 // buffer is write-combined), every copy of NT_MIN_BYTES and up is streamed.
+// A cache over STREAM_CACHE_MAX counts as that much: the biggest are a server socket's,
+// shared by tens of cores and by other guests. On an Emerald Rapids guest whose sysfs says
+// 300 MB of L3 (2 MB of L2 a core), nothing was streamed, and plain stores lost at every
+// size from 800x480 up (C harness, best of 300; memcpy of the bytes written beside):
+// turned 1280x800 xrgb8888 0.63-1.14 ms against 0.34-0.38 streamed on two cores (memcpy
+// 0.27), turned 1920x1080 2.2-3.6 against 0.74-0.76 (0.52), upright 1920x1080 into rgb565
+// 0.67 against 0.44 (0.32). The cap streams the 12-17 MB frames there and leaves the
+// Zen 4 and Zen 1 machines the rule was measured on as they were (where plain stores won
+// the 8 MB frames: above).
 #if defined(__has_builtin)
 #if __has_builtin(__builtin_nontemporal_store)
 #define NT_STORE(v, p) __builtin_nontemporal_store(v, p)
@@ -517,6 +526,8 @@ typedef void (*turned_walk_fn)(void *dst, ptrdiff_t dst_stride, const uint32_t *
 // rectangle's lines stay in the cache anyway (measured earlier: a typical damaged rgb565
 // frame turned 90 went from 1.9x to 30-80x memcpy with non-temporal stores).
 enum { NT_MIN_BYTES = 256 * 1024 };
+// The most last-level cache the choice above counts on (see there).
+enum { STREAM_CACHE_MAX = 32 << 20 };
 
 // The largest data or unified cache the kernel describes for CPU 0 (its last level), 0
 // when sysfs has none. sysconf's figure is not used: glibc gave 320 MB on the Zen 4 guest
@@ -570,7 +581,9 @@ static int streamed(size_t read_bytes, size_t written_bytes) {
     if (written_bytes < NT_MIN_BYTES) return 0;
     int mode = __atomic_load_n(&stream_mode, __ATOMIC_RELAXED);
     if (mode != BW_STREAM_BY_CACHE) return mode == BW_STREAM_BIG_COPIES;
-    return read_bytes + written_bytes > bw_last_level_cache_bytes() / 4;
+    size_t cache = bw_last_level_cache_bytes();
+    if (cache > STREAM_CACHE_MAX) cache = STREAM_CACHE_MAX;
+    return read_bytes + written_bytes > cache / 4;
 }
 
 // After a streamed copy: its stores visible before the buffer goes to the display.

@@ -36,7 +36,8 @@ int bw_copy_select(int path);
 
 // Which copies are written with non-temporal stores (turned ones through a staging strip):
 // BW_STREAM_BY_CACHE (the default) those of 256 KB and up whose shadow and panel bytes
-// exceed a quarter of the last-level cache; BW_STREAM_BIG_COPIES every one of 256 KB and
+// exceed a quarter of the last-level cache (counted as 32 MB at most: a server socket's
+// shared one is not one core's); BW_STREAM_BIG_COPIES every one of 256 KB and
 // up; BW_STREAM_NEVER none. Returns 0 for an unknown mode. For tests and measurements,
 // which run every way on one machine.
 enum { BW_STREAM_BY_CACHE = 0, BW_STREAM_BIG_COPIES = 1, BW_STREAM_NEVER = 2 };
