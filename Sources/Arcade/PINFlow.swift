@@ -11,9 +11,10 @@ struct PINCheck {
 }
 
 /// The PIN pad in front of the operator menu. The PIN's PBKDF2 (200,000 SHA-256 blocks)
-/// takes seconds under emulation and is a visible pause on a slow board: it runs on a thread of its own while the run loop
-/// goes on (frames, sound, the watchdog), the pad saying "Checking…"; `tick` takes the
-/// verdict. A verdict counts against guessing even when the pad is gone by then.
+/// takes seconds under emulation and is a visible pause on a slow board: it runs on a
+/// thread of its own while the run loop goes on (frames, sound, the watchdog), the pad
+/// saying "Checking…"; `tick` takes the verdict. A verdict counts against guessing even
+/// when the pad is gone by then.
 extension Kiosk {
     public func openOperatorMenu() {
         // No PIN, no menu: a passer-by's F12 or corner hold must not open settings.

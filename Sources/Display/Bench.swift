@@ -7,7 +7,7 @@ import Glibc
 #endif
 
 /// One copy-out measurement next to plain memcpys of the bytes it reads and writes.
-public struct CopyOutMeasurement: Sendable, CustomStringConvertible {
+public struct CopyOutMeasurement: Sendable {
     public var name: String
     /// Shadow bytes the copy reads per frame, and panel bytes it writes.
     public var bytes: Int
@@ -40,23 +40,6 @@ public struct CopyOutMeasurement: Sendable, CustomStringConvertible {
     public var ratio: Double { memcpySeconds > 0 ? copyOutSeconds / memcpySeconds : 0 }
     public var oneCoreRatio: Double { memcpySeconds > 0 ? oneCoreSeconds / memcpySeconds : 0 }
     public var destinationRatio: Double { memcpyDestinationSeconds > 0 ? copyOutSeconds / memcpyDestinationSeconds : 0 }
-
-    public var description: String {
-        func ms(_ s: Double) -> String {
-            let v = (s * 100_000).rounded() / 100
-            return "\(v) ms"
-        }
-        let r = (ratio * 100).rounded() / 100, rd = (destinationRatio * 100).rounded() / 100
-        let r1 = (oneCoreRatio * 100).rounded() / 100
-        var narrowOnly = ""
-        if let f = narrowOnlySeconds, let fr = narrowOnlyDestinationRatio {
-            narrowOnly = "; narrowed only \(ms(f)), \((fr * 100).rounded() / 100)"
-        }
-        if let cold = coldDestination, let cr = coldDestinationRatio {
-            narrowOnly += "; panel lines cold \(ms(cold.copySeconds)) against \(ms(cold.memcpySeconds)), \((cr * 100).rounded() / 100)"
-        }
-        return "\(name): copy-out \(ms(copyOutSeconds)), memcpy \(ms(memcpySeconds)) of \(bytes / 1024) KiB, ratio \(r) (\(rd) of the \(destinationBytes / 1024) KiB written; on one core \(ms(oneCoreSeconds)), \(r1)\(narrowOnly))"
-    }
 }
 
 /// The damage of a typical menu/game frame (a pressed button, the score, a moving
@@ -213,8 +196,8 @@ private func narrowOnlyCopy(from shadow: Surface, to panel: Surface, region: Dam
 
 /// A body to time, after untimed work that sets the caches up for it.
 private struct Timed {
-    var before: () -> Void = {}
-    var body: () -> Void
+    let before: () -> Void
+    let body: () -> Void
     init(before: @escaping () -> Void = {}, _ body: @escaping () -> Void) {
         self.before = before
         self.body = body
@@ -237,9 +220,4 @@ private func interleavedMinimum(rounds: Int, _ bodies: [Timed]) -> [Double] {
         }
     }
     return best
-}
-
-/// The report `boardwalk-bench` prints: one line per case.
-public func copyOutBenchReport(iterations: Int = 30) -> String {
-    measureCopyOut(iterations: iterations).map { "copy-out \($0)" }.joined(separator: "\n")
 }
