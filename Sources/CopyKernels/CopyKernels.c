@@ -513,6 +513,13 @@ typedef void (*turned_walk_fn)(void *dst, ptrdiff_t dst_stride, const uint32_t *
 // 0.67 against 0.44 (0.32). The cap streams the 12-17 MB frames there and leaves the
 // Zen 4 and Zen 1 machines the rule was measured on as they were (where plain stores won
 // the 8 MB frames: above).
+// Upright copies (into rgb565) have no strip to pay for, and are streamed as soon as their
+// bytes outgrow the core's own L2 too. On that guest (2 MB of L2, the same harness)
+// streamed stores won at every size from 1024x600 up, by a third after a drawn frame
+// (1280x800: 0.29-0.30 ms plain against 0.19-0.20 streamed, memcpy 0.18); 800x480 (2.3
+// MB in all) took 0.082-0.087 plain against 0.079-0.097 streamed after a drawn frame, and
+// 0.072 against 0.063 beside memcpys. On the Zen 4 (1 MB of L2) this streams 1280x800,
+// where plain stores had been 4% ahead (above).
 #if defined(__has_builtin)
 #if __has_builtin(__builtin_nontemporal_store)
 #define NT_STORE(v, p) __builtin_nontemporal_store(v, p)
@@ -529,11 +536,14 @@ enum { NT_MIN_BYTES = 256 * 1024 };
 // The most last-level cache the choice above counts on (see there).
 enum { STREAM_CACHE_MAX = 32 << 20 };
 
-// The largest data or unified cache the kernel describes for CPU 0 (its last level), 0
-// when sysfs has none. sysconf's figure is not used: glibc gave 320 MB on the Zen 4 guest
-// whose sysfs (and its L3) says 32 MB.
-static size_t last_level_cache_bytes(void) {
-    size_t best = 0;
+// CPU 0's data or unified caches as sysfs describes them: the largest (its last level)
+// and the level-2 one (each core's own on the x86 machines measured), 0 where none is
+// described. sysconf's figures are not used: glibc gave 320 MB on the Zen 4 guest whose
+// sysfs (and its L3) says 32 MB.
+struct cache_sizes { size_t last_level, level2; };
+
+static struct cache_sizes read_cache_sizes(void) {
+    struct cache_sizes found = {0, 0};
     for (int i = 0; i < 8; i++) {
         char path[64], type[16] = "";
         snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
@@ -542,6 +552,12 @@ static size_t last_level_cache_bytes(void) {
         int ok = fscanf(f, "%15s", type) == 1;
         fclose(f);
         if (!ok || strcmp(type, "Instruction") == 0) continue;
+        int level = 0;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+        if ((f = fopen(path, "r"))) {
+            if (fscanf(f, "%d", &level) != 1) level = 0;
+            fclose(f);
+        }
         snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
         f = fopen(path, "r");
         if (!f) continue;
@@ -549,23 +565,29 @@ static size_t last_level_cache_bytes(void) {
         char unit = 0;  // sysfs writes "32768K"
         if (fscanf(f, "%lu%c", &n, &unit) >= 1) {
             size_t bytes = unit == 'M' ? n << 20 : unit == 'K' ? n << 10 : n;
-            if (bytes > best) best = bytes;
+            if (bytes > found.last_level) found.last_level = bytes;
+            if (level == 2) found.level2 = bytes;
         }
         fclose(f);
     }
-    return best;
+    return found;
 }
 
-static size_t cache_bytes_found = (size_t)-1;  // last_level_cache_bytes, read at the first asking
+// read_cache_sizes, read at the first asking (-1: not yet)
+static size_t last_level_found = (size_t)-1, level2_found = (size_t)-1;
 
-size_t bw_last_level_cache_bytes(void) {
-    size_t cache = __atomic_load_n(&cache_bytes_found, __ATOMIC_RELAXED);
-    if (cache == (size_t)-1) {
-        cache = last_level_cache_bytes();
-        __atomic_store_n(&cache_bytes_found, cache, __ATOMIC_RELAXED);
+static struct cache_sizes cache_sizes(void) {
+    struct cache_sizes c = {__atomic_load_n(&last_level_found, __ATOMIC_RELAXED),
+                            __atomic_load_n(&level2_found, __ATOMIC_RELAXED)};
+    if (c.last_level == (size_t)-1 || c.level2 == (size_t)-1) {
+        c = read_cache_sizes();
+        __atomic_store_n(&level2_found, c.level2, __ATOMIC_RELAXED);
+        __atomic_store_n(&last_level_found, c.last_level, __ATOMIC_RELAXED);
     }
-    return cache;
+    return c;
 }
+
+size_t bw_last_level_cache_bytes(void) { return cache_sizes().last_level; }
 
 static int stream_mode = BW_STREAM_BY_CACHE;
 
@@ -576,14 +598,16 @@ int bw_copy_stream(int mode) {
 }
 
 // Whether a copy reading `read_bytes` of shadow and writing `written_bytes` of panel is
-// streamed out (above).
-static int streamed(size_t read_bytes, size_t written_bytes) {
+// streamed out (above). `upright`: a copy with no staging strip to pay for, streamed as
+// soon as its bytes outgrow the core's own L2 too (above).
+static int streamed(size_t read_bytes, size_t written_bytes, int upright) {
     if (written_bytes < NT_MIN_BYTES) return 0;
     int mode = __atomic_load_n(&stream_mode, __ATOMIC_RELAXED);
     if (mode != BW_STREAM_BY_CACHE) return mode == BW_STREAM_BIG_COPIES;
-    size_t cache = bw_last_level_cache_bytes();
-    if (cache > STREAM_CACHE_MAX) cache = STREAM_CACHE_MAX;
-    return read_bytes + written_bytes > cache / 4;
+    struct cache_sizes c = cache_sizes();
+    size_t room = c.last_level > STREAM_CACHE_MAX ? STREAM_CACHE_MAX / 4 : c.last_level / 4;
+    if (upright && c.level2 > 0 && c.level2 < room) room = c.level2;
+    return read_bytes + written_bytes > room;
 }
 
 // After a streamed copy: its stores visible before the buffer goes to the display.
@@ -645,25 +669,32 @@ static void stream_row(char *dst, const char *src, size_t bytes) {
 // the calling thread and one helper thread take them until none is left, and each core,
 // while streaming a band out, prefetches the shadow lines of the band after it. Right
 // after a drawn frame, two cores took it to 0.39 ms (rgb565 0.40 -> 0.28); the prefetch
-// then 0.37 -> 0.345 (rgb565 0.27 -> 0.23). Upright copies into rgb565 stay on one core:
-// shared they took longer (0.145 -> 0.155 ms; their reads, not their stores, bound them).
-// The caller never waits for the helper to wake: if it is slow to (or its core is busy)
-// the caller takes every band.
-struct turned_job {
+// then 0.37 -> 0.345 (rgb565 0.27 -> 0.23). The caller never waits for the helper to
+// wake: if it is slow to (or its core is busy) the caller takes every band.
+// Streamed upright copies into rgb565 are shared the same way, a band being BAND_ROWS
+// rows converted straight into the panel. On the Emerald Rapids guest (C harness, beside
+// memcpys, the helper woken as here) two cores took 1280x800 from 0.18 to 0.11 ms and
+// 1920x1080 from 0.36 to 0.21 (with both threads already spinning: 0.09 and 0.18). On the
+// Zen 4, where a core's reads bound it, a shared 1920x1080 frame took 0.145 -> 0.155 ms
+// right after a drawn frame and 0.146 -> 0.094 after another copy.
+typedef void (*upright_rows_fn)(uint16_t *dst, ptrdiff_t dst_stride, const uint32_t *src, ptrdiff_t along,
+                                ptrdiff_t across, int width, int height, int stream);
+struct band_job {
     char *dst;
     ptrdiff_t dst_stride;
     const uint32_t *src;
     ptrdiff_t along, across;
     int width, height, bytes_per_pixel;
-    turned_walk_fn walk;  // the format's walk into the strip
-    size_t strip_stride;  // bytes a strip row; each core has its own strip
+    turned_walk_fn walk;   // a turned job: the format's walk into the strip
+    upright_rows_fn rows;  // an upright one: its rows, streamed straight into the panel
+    size_t strip_stride;   // a turned job: bytes a strip row; each core has its own strip
     int bands;
 };
 
 // Band `band` (BAND_ROWS panel rows): walked into the strip, then each row streamed out
 // front to back while the next band's shadow lines are fetched (one line of each shadow
 // row the walk reads, spread over the rows streamed).
-static void turned_band(const struct turned_job *job, int band, char *strip) {
+static void turned_band(const struct band_job *job, int band, char *strip) {
     int y = band * BAND_ROWS, rows = job->height - y < BAND_ROWS ? job->height - y : BAND_ROWS;
     size_t row_bytes = (size_t)job->width * (size_t)job->bytes_per_pixel;
     job->walk(strip, (ptrdiff_t)job->strip_stride, job->src + (ptrdiff_t)y * job->across, job->along, job->across,
@@ -682,6 +713,17 @@ static void turned_band(const struct turned_job *job, int band, char *strip) {
     }
 }
 
+// Band `band` of either kind of job.
+static void run_band(const struct band_job *job, int band, char *strip) {
+    if (!job->rows) {
+        turned_band(job, band, strip);
+        return;
+    }
+    int y = band * BAND_ROWS, rows = job->height - y < BAND_ROWS ? job->height - y : BAND_ROWS;
+    job->rows((uint16_t *)ROW(job->dst, job->dst_stride, y), job->dst_stride, job->src + (ptrdiff_t)y * job->across,
+              job->along, job->across, job->width, rows, 1);
+}
+
 static int cores_mode = BW_CORES_BEST;
 
 int bw_copy_cores(int cores) {
@@ -693,7 +735,7 @@ int bw_copy_cores(int cores) {
 static pthread_mutex_t helper_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t helper_wake = PTHREAD_COND_INITIALIZER;
 static int helper_state;               // 0 not started, 1 running, -1 could not be started
-static struct turned_job posted;       // the latest shared job (under helper_lock)
+static struct band_job posted;         // the latest shared job (under helper_lock)
 static uint32_t posted_generation;     // its number (under helper_lock)
 static uint64_t next_band;             // atomic: generation << 32 | each half's next band (16 bits)
 static int bands_done;                 // atomic: bands of the latest shared job finished
@@ -711,7 +753,7 @@ static inline void cpu_relax(void) {
 // walk goes (its prefetches are of its next band), then the other's. A band is taken by
 // moving a half's counter on only while the word still holds this generation, so a core
 // finishing an older job never takes a band of a newer one.
-static void take_bands(const struct turned_job *job, uint32_t generation, char *strip, int helper) {
+static void take_bands(const struct band_job *job, uint32_t generation, char *strip, int helper) {
     uint32_t middle = (uint32_t)job->bands / 2, all = (uint32_t)job->bands;
     uint64_t t = __atomic_load_n(&next_band, __ATOMIC_ACQUIRE);
     for (;;) {
@@ -722,7 +764,7 @@ static void take_bands(const struct turned_job *job, uint32_t generation, char *
         int take_first = helper ? !second_left : first_left;
         if (!__atomic_compare_exchange_n(&next_band, &t, take_first ? t + (1 << 16) : t + 1, 1, __ATOMIC_ACQ_REL,
                                          __ATOMIC_ACQUIRE)) continue;
-        turned_band(job, (int)(take_first ? first : second), strip);
+        run_band(job, (int)(take_first ? first : second), strip);
         stream_fence();  // this core's non-temporal stores visible before the band counts as done
         __atomic_add_fetch(&bands_done, 1, __ATOMIC_RELEASE);
         t = __atomic_load_n(&next_band, __ATOMIC_ACQUIRE);
@@ -736,10 +778,10 @@ static void *helper_main(void *unused) {
         pthread_mutex_lock(&helper_lock);
         while (posted_generation == seen) pthread_cond_wait(&helper_wake, &helper_lock);
         seen = posted_generation;
-        struct turned_job job = posted;
+        struct band_job job = posted;
         pthread_mutex_unlock(&helper_lock);
-        char *strip = aligned_alloc(64, job.strip_stride * BAND_ROWS);
-        if (!strip) continue;  // the caller takes every band
+        char *strip = job.rows ? NULL : aligned_alloc(64, job.strip_stride * BAND_ROWS);
+        if (!job.rows && !strip) continue;  // the caller takes every band
         take_bands(&job, seen, strip, 1);
         free(strip);
     }
@@ -787,10 +829,10 @@ static int helper_ready(void) {
 static pthread_mutex_t job_lock = PTHREAD_MUTEX_INITIALIZER;
 
 // Every band of `job`, shared with the helper where it is ready; returns when all are
-// written and visible. `strip`: the calling thread's strip.
-static void run_turned_job(const struct turned_job *job, char *strip) {
+// written and visible. `strip`: the calling thread's strip (a turned job's).
+static void run_band_job(const struct band_job *job, char *strip) {
     if (job->bands < 2 || job->bands > 0xFFFF || !helper_ready() || pthread_mutex_trylock(&job_lock) != 0) {
-        for (int i = 0; i < job->bands; i++) turned_band(job, i, strip);
+        for (int i = 0; i < job->bands; i++) run_band(job, i, strip);
         stream_fence();
         return;
     }
@@ -817,9 +859,9 @@ static int staged_turned(char *dst, ptrdiff_t dst_stride, const uint32_t *src, p
     size_t strip_stride = ((size_t)width * (size_t)bytes_per_pixel + 63) & ~(size_t)63;
     char *strip = aligned_alloc(64, strip_stride * BAND_ROWS);
     if (!strip) return 0;
-    struct turned_job job = { dst, dst_stride, src, along, across, width, height, bytes_per_pixel,
-                              walk, strip_stride, (height + BAND_ROWS - 1) / BAND_ROWS };
-    run_turned_job(&job, strip);
+    struct band_job job = { dst, dst_stride, src, along, across, width, height, bytes_per_pixel,
+                            walk, NULL, strip_stride, (height + BAND_ROWS - 1) / BAND_ROWS };
+    run_band_job(&job, strip);
     free(strip);
     return 1;
 }
@@ -843,7 +885,7 @@ static void walk_turned_rgb565(void *dst, ptrdiff_t dst_stride, const uint32_t *
 static void copy_turned(void *dst, ptrdiff_t dst_stride, const uint32_t *src, ptrdiff_t along,
                         ptrdiff_t across, int width, int height, int bytes_per_pixel, turned_walk_fn walk) {
     size_t pixels = (size_t)width * (size_t)height;
-    if (streamed(pixels * 4, pixels * (size_t)bytes_per_pixel) &&
+    if (streamed(pixels * 4, pixels * (size_t)bytes_per_pixel, 0) &&
         staged_turned(dst, dst_stride, src, along, across, width, height, bytes_per_pixel, walk)) return;
     walk(dst, dst_stride, src, along, across, width, height);
 }
@@ -949,19 +991,34 @@ static void upright_rgb565(uint16_t *dst, ptrdiff_t dst_stride, const uint32_t *
     }
 }
 
+// Upright (or upside-down) rows into rgb565 on this CPU's path.
+static void convert_upright(uint16_t *dst, ptrdiff_t dst_stride, const uint32_t *src, ptrdiff_t along,
+                            ptrdiff_t across, int width, int height, int stream) {
+#ifdef HAVE_AVX2_PATH
+    if (avx512_selected()) { upright_rgb565_avx512(dst, dst_stride, src, along, across, width, height, stream); return; }
+    if (avx2_selected()) { upright_rgb565_avx2(dst, dst_stride, src, along, across, width, height, stream); return; }
+#endif
+    upright_rgb565(dst, dst_stride, src, along, across, width, height, stream);
+}
+
+// An upright copy into rgb565 by `rows`: streamed ones in bands shared with the helper.
+static void copy_upright(upright_rows_fn rows, uint16_t *dst, ptrdiff_t dst_stride, const uint32_t *src,
+                         ptrdiff_t along, ptrdiff_t across, int width, int height) {
+    size_t pixels = (size_t)width * (size_t)height;
+    if (!streamed(pixels * 4, pixels * 2, 1)) {
+        rows(dst, dst_stride, src, along, across, width, height, 0);
+        return;
+    }
+    struct band_job job = { (char *)dst, dst_stride, src, along, across, width, height, 2,
+                            NULL, rows, 0, (height + BAND_ROWS - 1) / BAND_ROWS };
+    run_band_job(&job, NULL);
+}
+
 void bw_copy_rgb565(uint16_t *dst, ptrdiff_t dst_stride, const uint32_t *src,
                     ptrdiff_t along, ptrdiff_t across, int width, int height) {
     if (width <= 0 || height <= 0) return;
     if (along == 1 || along == -1) {
-        size_t pixels = (size_t)width * (size_t)height;
-        int stream = streamed(pixels * 4, pixels * 2);
-#ifdef HAVE_AVX2_PATH
-        if (avx512_selected()) upright_rgb565_avx512(dst, dst_stride, src, along, across, width, height, stream);
-        else if (avx2_selected()) upright_rgb565_avx2(dst, dst_stride, src, along, across, width, height, stream);
-        else
-#endif
-        upright_rgb565(dst, dst_stride, src, along, across, width, height, stream);
-        if (stream) stream_fence();
+        copy_upright(convert_upright, dst, dst_stride, src, along, across, width, height);
         return;
     }
     if (across == 1 || across == -1) {
@@ -1026,16 +1083,19 @@ AVX2_FN void narrow_rows_avx2(uint16_t *dst, ptrdiff_t dst_stride, const uint32_
 }
 #endif
 
+// The same rows only narrowed, on this CPU's path (upright only: `along` is 1).
+static void narrow_upright(uint16_t *dst, ptrdiff_t dst_stride, const uint32_t *src, ptrdiff_t along,
+                           ptrdiff_t across, int width, int height, int stream) {
+    (void)along;
+#ifdef HAVE_AVX2_PATH
+    if (avx512_selected()) { narrow_rows_avx512(dst, dst_stride, src, across, width, height, stream); return; }
+    if (avx2_selected()) { narrow_rows_avx2(dst, dst_stride, src, across, width, height, stream); return; }
+#endif
+    narrow_rows(dst, dst_stride, src, across, width, height, stream);
+}
+
 void bw_copy_rgb565_narrow_only(uint16_t *dst, ptrdiff_t dst_stride, const uint32_t *src, ptrdiff_t across, int width,
                                 int height) {
     if (width <= 0 || height <= 0) return;
-    size_t pixels = (size_t)width * (size_t)height;
-    int stream = streamed(pixels * 4, pixels * 2);
-#ifdef HAVE_AVX2_PATH
-    if (avx512_selected()) narrow_rows_avx512(dst, dst_stride, src, across, width, height, stream);
-    else if (avx2_selected()) narrow_rows_avx2(dst, dst_stride, src, across, width, height, stream);
-    else
-#endif
-    narrow_rows(dst, dst_stride, src, across, width, height, stream);
-    if (stream) stream_fence();
+    copy_upright(narrow_upright, dst, dst_stride, src, 1, across, width, height);
 }

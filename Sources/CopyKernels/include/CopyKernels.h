@@ -37,8 +37,8 @@ int bw_copy_select(int path);
 // Which copies are written with non-temporal stores (turned ones through a staging strip):
 // BW_STREAM_BY_CACHE (the default) those of 256 KB and up whose shadow and panel bytes
 // exceed a quarter of the last-level cache (counted as 32 MB at most: a server socket's
-// shared one is not one core's); BW_STREAM_BIG_COPIES every one of 256 KB and
-// up; BW_STREAM_NEVER none. Returns 0 for an unknown mode. For tests and measurements,
+// shared one is not one core's), and upright ones whose bytes exceed the L2 too;
+// BW_STREAM_BIG_COPIES every one of 256 KB and up; BW_STREAM_NEVER none. Returns 0 for an unknown mode. For tests and measurements,
 // which run every way on one machine.
 enum { BW_STREAM_BY_CACHE = 0, BW_STREAM_BIG_COPIES = 1, BW_STREAM_NEVER = 2 };
 int bw_copy_stream(int mode);
@@ -48,8 +48,9 @@ int bw_copy_stream(int mode);
 // and how tall a band of a big redraw is (UI's Screen).
 size_t bw_last_level_cache_bytes(void);
 
-// How many cores a streamed turned copy is shared between (one core is bound by its own
-// non-temporal stores; the calling thread and a helper thread take its bands in turn):
+// How many cores a streamed copy (turned, or upright into rgb565) is shared between (one
+// core is bound by its own non-temporal stores or reads; the calling thread and a helper
+// thread take its bands in turn):
 // BW_CORES_BEST (the default) two where the machine has two or more online, else one;
 // BW_CORES_ONE the calling thread alone; BW_CORES_TWO the calling thread and the helper
 // whatever the machine. Returns 0 for an unknown value. For tests and measurements.
