@@ -384,8 +384,8 @@ AVX512 __m256i pack565x16_avx512(__m512i v) { return _mm512_cvtepi32_epi16(rgb56
 // picked by one two-source word permute (VPERMT2W). (Stored 16 at a time, clang makes each
 // narrow a store of its own, VPMOVDW to memory, which Zen 4 runs slowly: a 1280x800 frame
 // took 67 us against 60 on the AVX2 path. Two VPMOVDWs and an insert, the step before the
-// permute, took the bench's damaged frame 8.2-8.6 us on the Emerald Rapids guest, against
-// 7.0-7.3 with it and 6.8-7.1 for memcpy; C harness, unmeasured on Zen 4.)
+// permute, took the bench's damaged frame 7.6-8.7 us on the Emerald Rapids guest, against
+// 7.1-8.0 with it and 6.8-7.8 for memcpy in the same runs; C harness, unmeasured on Zen 4.)
 AVX512 __m512i pack565x32_avx512(const uint32_t *s) {
     const __m512i low_halves = _mm512_set_epi16(62, 60, 58, 56, 54, 52, 50, 48, 46, 44, 42, 40, 38, 36, 34, 32,
                                                 30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
