@@ -176,7 +176,10 @@ final class SettingRow: View {
 
 /// The operator menu: sound and screen, games, service. Every change applies at once.
 public final class OperatorScene: Scene {
-    let controls: OperatorControls
+    /// Unowned, as is every closure's `c` below: the owner (the kiosk) holds the scene
+    /// while it is on screen, and only its events reach the scene, so the scene never
+    /// outlives it; held strongly, a kiosk freed with its menu on screen kept both alive.
+    unowned let controls: OperatorControls
     public var onClose: (() -> Void)?
     /// The language was switched: the owner rebuilds the menu in the new one.
     public var onLanguageChange: (() -> Void)?
@@ -224,7 +227,8 @@ public final class OperatorScene: Scene {
     }
 
     private func buildScreenPage() {
-        let c = controls, words = self.words
+        unowned let c = controls
+        let words = self.words
         stepper(words.volume, page: 0, value: { "\(c.volume)%" },
                 minus: { c.volume = max(0, c.volume - 10) }, plus: { c.volume = min(100, c.volume + 10) })
         stepper(words.brightness, page: 0, value: { c.brightness.map { "\($0)%" } ?? words.notAvailable },
@@ -245,7 +249,8 @@ public final class OperatorScene: Scene {
     }
 
     private func buildGamesPage() {
-        let c = controls, words = self.words
+        unowned let c = controls
+        let words = self.words
         for game in c.games {
             let toggle = Button("", kind: .secondary)
             let row = SettingRow(name: game.name, buttons: [toggle])
@@ -271,7 +276,8 @@ public final class OperatorScene: Scene {
 
 
     private func buildServicePage() {
-        let c = controls, words = self.words
+        unowned let c = controls
+        let words = self.words
         let tables = Button(words.tables, kind: .secondary) { c.showPage(.highScores) }
         add(SettingRow(name: words.highScores, buttons: [tables]), page: 2)
         let coins = Button(words.set, kind: .secondary) { c.showPage(.coins) }
@@ -294,7 +300,8 @@ public final class OperatorScene: Scene {
     /// The image's version and slot, and "Update from USB" when a stick holds a bundle
     /// (looked for each time the tab shows).
     private func buildSystemPage() {
-        let c = controls, words = self.words
+        unowned let c = controls
+        let words = self.words
         let version = SettingRow(name: words.versionRow, buttons: [])
         version.valueLabel.text = words.versionAndSlot(c.systemVersion)
         version.valueLabel.shrinksToFit = true

@@ -196,7 +196,8 @@ private func runPeer(_ peer: String, script: String, frames: Int, shot: String?)
     var output = ""
     var buffer = [CChar](repeating: 0, count: 512)
     while fgets(&buffer, Int32(buffer.count), pipe) != nil {
-        output += String(cString: buffer)
+        let line = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        output += String(decoding: line, as: UTF8.self)
     }
     guard pclose(pipe) == 0 else { return nil }
     // The peer prints "median_ms N".

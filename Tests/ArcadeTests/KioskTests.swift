@@ -80,6 +80,23 @@ final class KioskTests: XCTestCase {
         XCTAssertEqual((runner.kiosk.screen.scene as? MenuScene)?.language, .chinese)
     }
 
+    /// The operator menu holds its kiosk unowned: a kiosk dropped with the menu on screen
+    /// frees both (it used to keep both alive through the menu's closures).
+    func testAKioskDroppedWithItsOperatorMenuOnScreenIsFreed() throws {
+        weak var kiosk: Kiosk?
+        weak var menu: OperatorScene?
+        do {
+            let (runner, _) = try makeRunner(self)
+            runner.kiosk.showOperatorScene()
+            runner.advance(0.5)
+            menu = try XCTUnwrap(runner.kiosk.screen.scene as? OperatorScene)
+            menu?.refresh()
+            kiosk = runner.kiosk
+        }
+        XCTAssertNil(menu, "the operator menu outlived its kiosk")
+        XCTAssertNil(kiosk, "the kiosk outlived its runner")
+    }
+
     func testDisablingGamesKeepsAtLeastOne() throws {
         let (runner, _) = try makeRunner(self)
         for g in runner.kiosk.games { runner.kiosk.setGame(g.id, enabled: false) }
