@@ -75,7 +75,7 @@ public final class LiveRunner {
                                       swapAxes: settings.touch.swapXY, invertX: settings.touch.invertX,
                                       invertY: settings.touch.invertY),
             touchDeviceMatch: settings.touch.device, keyboards: settings.input.keyboards)
-        inputConfig.coinKey = settings.coin.key
+        inputConfig.coin = settings.coin
         input = InputSystem(config: inputConfig)
 
         var audioConfig = AudioConfig()
@@ -117,11 +117,17 @@ public final class LiveRunner {
             self?.exitCode = Boardwalk.exitToConsoleStatus
             self?.loop.stop()
         }
+        kiosk.onRestart = { [weak self] in
+            // A clean exit that systemd (Restart=always) follows with a fresh start.
+            Log.notice("operator chose restart: the kiosk exits and systemd starts it again")
+            self?.exitCode = Boardwalk.restartStatus
+            self?.loop.stop()
+        }
         kiosk.onRotationChange = { [weak self] _ in
             // A new rotation needs a new presenter and screen: restart cleanly; systemd
             // (Restart=always) brings the kiosk back with the saved setting.
             Log.notice("rotation changed; restarting to apply it")
-            self?.exitCode = 75
+            self?.exitCode = Boardwalk.restartStatus
             self?.loop.stop()
         }
         kiosk.onCalibrationModeChange = { [weak self] calibrating in
@@ -208,7 +214,7 @@ public final class LiveRunner {
             // A monitor with another mode came back: the screen, layouts and touch mapping
             // are all for the old size. Restart cleanly; systemd brings us back at once.
             Log.notice("display size changed to \(presenter.width)x\(presenter.height); restarting to lay out again")
-            exitCode = 75
+            exitCode = Boardwalk.restartStatus
             loop.stop()
             return
         }

@@ -112,12 +112,6 @@ public struct Settings: Equatable, Sendable {
         public init() {}
     }
 
-    public struct Coin: Equatable, Sendable {
-        /// The key code the coin mech sends (gpio-keys, an encoder input); nil: no coin mech.
-        public var key: UInt16? = nil
-        public init() {}
-    }
-
     public struct Zombies: Equatable, Sendable {
         /// How fast Beat Zombies gets faster: gentle, classic (the original's rule) or arcade.
         public var difficulty = BeatZombiesDifficulty.arcade
@@ -150,7 +144,8 @@ public struct Settings: Equatable, Sendable {
     public var input = Input()
     public var audio = Audio()
     public var kiosk = Kiosk()
-    public var coin = Coin()
+    /// The coin mech: its key and its device (`[coin]`).
+    public var coin = CoinMech()
     public var zombies = Zombies()
     public var metrics = Metrics()
 

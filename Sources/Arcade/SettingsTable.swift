@@ -11,6 +11,18 @@ extension Settings {
     /// Every key a file, `--set` or the operator's saved settings may name.
     public static var keys: [String] { Settings.table.map(\.key) }
     public static let sections = ["display", "touch", "input", "audio", "kiosk", "coin", "zombies", "metrics"]
+    /// What the operator menu sets, and so all the state partition's `settings` file may
+    /// hold: a card's state partition is the one place a stranger with the card could edit,
+    /// so paths, devices, the coin mech, the keyboard policy, the metrics and the PIN
+    /// come only from root's files (the board profile, boardwalk.conf).
+    public static let operatorKeys: Set<String> = [
+        "audio.volume", "audio.volume_max", "audio.attract_volume",
+        "display.brightness", "display.rotation", "display.dim_after", "display.off_after", "display.pixel_shift",
+        "touch.calibration",
+        "kiosk.language", "kiosk.enabled_games", "kiosk.idle_to_menu_seconds", "kiosk.menu_to_attract_seconds",
+        "kiosk.hours", "kiosk.closed_card", "kiosk.mode", "kiosk.credits_per_play", "kiosk.coins_per_credit",
+        "zombies.difficulty",
+    ]
     /// Keys whose values no log line repeats.
     public static let secretKeys: Set<String> = ["kiosk.operator_pin"]
 
@@ -243,6 +255,11 @@ extension Settings {
             if v == "none" { s.coin.key = nil; return nil }
             guard let code = KeyMapper.code(named: v) else { return "expected none or a key name such as KEY_5" }
             s.coin.key = code
+            return nil
+        },
+        Entry(key: "coin.device", get: { $0.coin.device ?? "none" }) { s, v in
+            if v == "none" || v.isEmpty { s.coin.device = nil; return nil }
+            s.coin.device = v
             return nil
         },
         Entry(key: "zombies.difficulty", get: { $0.zombies.difficulty.rawValue }) { s, v in

@@ -10,6 +10,8 @@ public final class EvdevDevice {
     public let path: String
     public let fd: Int32
     public let name: String
+    /// The device's unique id (`uniq`: a serial number, often empty).
+    public let uniq: String
     public let capabilities: DeviceCapabilities
     private let device: OpaquePointer
 
@@ -38,6 +40,7 @@ public final class EvdevDevice {
         self.fd = fd
         self.device = device
         self.name = String(cString: libevdev_get_name(device))
+        self.uniq = libevdev_get_uniq(device).map { String(cString: $0) } ?? ""
         self.capabilities = Self.readCapabilities(device, name: name)
     }
 

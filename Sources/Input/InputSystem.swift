@@ -15,9 +15,9 @@ public struct InputConfig: Sendable, Equatable {
     /// Which keyboard keys count (`[input] keyboards`).
     public var keyboards: KeyboardPolicy
     public var directory: String
-    /// The coin mech's key code: a device that has it is read even when it has no other
-    /// controls (a gpio-keys node with one pin), and that key is `.coin`.
-    public var coinKey: UInt16?
+    /// The coin mech: its device is read even when it has no other controls (a gpio-keys
+    /// node with one pin), and its key is `.coin` there and nowhere else.
+    public var coin = CoinMech()
 
     public init(transform: TouchTransform, touchDeviceMatch: String? = nil,
                 stickDeadzone: Double = 0.5, keyboards: KeyboardPolicy = .all, directory: String = "/dev/input") {
@@ -215,10 +215,13 @@ public final class InputSystem {
            !(device.name.contains(match) || path == match) {
             deviceClass = .ignored(reason: "board profile names touch device \"\(match)\"")
         }
-        if case .ignored = deviceClass, let coin = config.coinKey, device.capabilities.keys.contains(coin) {
+        let coinKey = config.coin.key.flatMap { device.capabilities.keys.contains($0) ? $0 : nil }
+        let isCoinMech = coinKey != nil
+            && config.coin.isMech(name: device.name, uniq: device.uniq, path: path, deviceClass: deviceClass)
+        if case .ignored = deviceClass, isCoinMech {
             deviceClass = .keys(KeyDeviceInfo(isGamepad: false))
         }
-        Log.info("input: \(path) \"\(device.name)\": \(deviceClass.summary)")
+        Log.info("input: \(path) \"\(device.name)\": \(deviceClass.summary)\(isCoinMech ? ", coin mech" : "")")
         let serial = nextSerial
         nextSerial += 1
         let open = OpenDevice(device: device, serial: serial, deviceClass: deviceClass)
@@ -227,9 +230,9 @@ public final class InputSystem {
             open.touch = TouchDecoder(info: info, transform: config.transform, deviceSerial: serial)
         case .keys(let info):
             open.keys = KeyMapper(axes: info.axes, deadzone: config.stickDeadzone, policy: config.keyboards)
-            // Whatever the keyboard policy: arcade encoders (I-PAC and friends) are full
-            // keyboards, and their coin input is this key (docs/CONFIG.md, [coin]).
-            open.keys?.coinCode = config.coinKey
+            // Only on the mech: an arcade encoder (I-PAC and friends) is a full keyboard
+            // whose coin input is this key, so the profile names it (docs/CONFIG.md, [coin]).
+            if isCoinMech { open.keys?.coinCode = coinKey }
         case .ignored:
             // Closed again: an ignored device must not wake the loop.
             rejected.insert(name)

@@ -10,7 +10,11 @@ public struct KeyMapper: Sendable {
     public var releaseThreshold: Double { deadzone * 0.75 }
 
     /// The key code the coin mech sends (a gpio-keys pin, an encoder input): `.coin`.
+    /// Set only on the mech's own device (`CoinMech`).
     public var coinCode: UInt16?
+    /// When the last coin counted (event time): presses closer than
+    /// `CoinMech.minimumInterval` after it are bounced.
+    private var lastCoinTime = -Double.infinity
     private let axes: [UInt16: AxisInfo]
     private var held: [Key: Set<Int>] = [:]
     private var axisDirection: [UInt16: Int] = [:]   // -1, 0, +1 per axis
@@ -92,6 +96,10 @@ public struct KeyMapper: Sendable {
     public mutating func handle(_ event: RawInputEvent, into output: inout [KeyEvent]) {
         if event.type == EV.key {
             guard let key = event.code == coinCode ? .coin : Self.key(forCode: event.code, policy: policy) else { return }
+            if key == .coin, event.value == 1 {
+                guard event.time - lastCoinTime >= CoinMech.minimumInterval else { return }
+                lastCoinTime = event.time
+            }
             let source = Int(event.code)
             switch event.value {
             case 0: release(key, source: source, time: event.time, into: &output)

@@ -113,7 +113,7 @@ final class CreditTests: XCTestCase {
                                         "round \(round): every acknowledged coin is on disk")
             // At most the coin being written when the kill came is there unacknowledged.
             XCTAssertLessThanOrEqual(store.counter("coins"), totalAcknowledged + acknowledged + 1)
-            XCTAssertEqual(store.counter(CreditMeter.balanceKey), store.counter("coins"), "one coin, one credit")
+            XCTAssertEqual(store.counter(CounterKey.creditBalance), store.counter("coins"), "one coin, one credit")
             totalAcknowledged = store.counter("coins")
             store.close(now: 0)
         }
@@ -140,7 +140,7 @@ final class CreditTests: XCTestCase {
         let (runner, store) = try makeRunner(self)
         coin(runner)
         XCTAssertEqual(store.counter("coins"), 1)
-        XCTAssertEqual(store.counter(CreditMeter.balanceKey), 0)
+        XCTAssertEqual(store.counter(CounterKey.creditBalance), 0)
         runner.kiosk.open(game: "2048")
         XCTAssertEqual(runner.kiosk.mode, .game("2048"))
     }
@@ -156,7 +156,7 @@ final class CreditTests: XCTestCase {
         XCTAssertEqual(readFile(store.path("counters"))?.contains("credits.balance=1\n"), true, "on disk at once")
         runner.kiosk.open(game: "2048")
         XCTAssertEqual(runner.kiosk.mode, .game("2048"))
-        XCTAssertEqual(store.counter(CreditMeter.balanceKey), 0)
+        XCTAssertEqual(store.counter(CounterKey.creditBalance), 0)
         runner.kiosk.goHome()
         runner.kiosk.open(game: "2048")
         XCTAssertEqual(runner.kiosk.mode, .game("2048"), "a paid game left half-way resumes free")
@@ -212,7 +212,7 @@ final class CreditTests: XCTestCase {
         XCTAssertEqual(runner.kiosk.mode, .game("beat_zombies"))
         XCTAssertEqual(scene.game.phase, .playing, "the game goes on")
         XCTAssertEqual(scene.game.inHouse, 0)
-        XCTAssertEqual(store.counter(CreditMeter.balanceKey), 0)
+        XCTAssertEqual(store.counter(CounterKey.creditBalance), 0)
         XCTAssertEqual(store.counter("credits.used"), 2)
     }
 
