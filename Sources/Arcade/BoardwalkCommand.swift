@@ -26,6 +26,9 @@ public enum Boardwalk {
     /// The exit status of "Exit to console": the unit does not restart the kiosk on it
     /// (`RestartPreventExitStatus=`) and starts boardwalk-console.service instead.
     public static let exitToConsoleStatus: Int32 = 79
+    /// "Start me again": a rotation change, or the operator's restart (EX_TEMPFAIL; the
+    /// unit's Restart=always starts the kiosk again).
+    public static let restartStatus: Int32 = 75
 
     public static func main(_ arguments: [String]) -> Int32 {
         if let first = arguments.first {
@@ -66,7 +69,8 @@ public enum Boardwalk {
             }
         }
         if !unknown.isEmpty {
-            Log.error("unknown arguments: \(unknown.joined(separator: " "))\n\(usage)")
+            Log.error("unknown arguments: \(unknown.joined(separator: " "))")
+            printToStandardError(usage)
             return 2
         }
         if !Files.exists(CommandLineOptions.defaultConfigPath) && options.configPath == CommandLineOptions.defaultConfigPath && headless {

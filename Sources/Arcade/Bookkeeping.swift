@@ -31,30 +31,39 @@ public struct Bookkeeping: Equatable {
     }
 
     /// Counter keys (state store `counters`).
-    static func plays(_ game: String) -> String { "plays." + game }
-    static func playTime(_ game: String) -> String { "playtime." + game }
+    static func plays(_ game: String) -> String { CounterKey.plays(game) }
+    static func playTime(_ game: String) -> String { CounterKey.playTime(game) }
     static let resetAt = "bookkeeping.reset_at"
     static let watchdogRestarts = "watchdog_restarts"
-    /// What a reset keeps: the credit meter is the players' money, not the books.
-    static let keptByReset: Set<String> = [CreditMeter.balanceKey, CreditMeter.pendingKey]
+    /// What a reset keeps: the credit meter is the players' money, not the books; the
+    /// last known time is the clock's, not the books'.
+    static let keptByReset: Set<String> = [CounterKey.creditBalance, CounterKey.coinsPending, CounterKey.lastKnownTime]
 
     private func value(_ key: String) -> Int { counters[key] ?? 0 }
 
     public var rows: [Row] {
         var rows: [Row] = []
         for game in games {
-            let plays = value(Self.plays(game)), seconds = value(Self.playTime(game))
+            let plays = value(CounterKey.plays(game)), seconds = value(CounterKey.playTime(game))
             rows.append(Row(item: "plays", game: game, value: plays))
             rows.append(Row(item: "play_time_seconds", game: game, value: seconds))
-            rows.append(Row(item: "average_game_seconds", game: game, value: plays > 0 ? (seconds + plays / 2) / plays : 0))
+            rows.append(Row(item: "average_game_seconds", game: game, value: Self.roundedAverage(seconds, over: plays)))
         }
-        for (item, key) in [("coins", "coins"), ("credits_bought", "credits.bought"), ("credits_used", "credits.used"),
-                            ("credits_left", CreditMeter.balanceKey), ("uptime_seconds", "uptime_seconds"),
-                            ("starts", "starts"), ("crashes", "crashes"), ("watchdog_restarts", Self.watchdogRestarts),
-                            ("last_reset", Self.resetAt)] {
+        for (item, key) in [("coins", CounterKey.coins), ("credits_bought", CounterKey.creditsBought),
+                            ("credits_used", CounterKey.creditsUsed), ("credits_left", CounterKey.creditBalance),
+                            ("uptime_seconds", CounterKey.uptime), ("starts", CounterKey.starts), ("crashes", CounterKey.crashes),
+                            ("watchdog_restarts", CounterKey.watchdogRestarts), ("last_reset", CounterKey.booksResetAt)] {
             rows.append(Row(item: item, game: "", value: value(key)))
         }
         return rows
+    }
+
+    /// `total / count` rounded to the nearest whole number, without overflowing at any
+    /// counter value (counters come from a file anyone with the card can edit).
+    static func roundedAverage(_ total: Int, over count: Int) -> Int {
+        guard count > 0, total >= 0 else { return 0 }
+        let remainder = total % count
+        return total / count + (remainder >= count - remainder ? 1 : 0)
     }
 
     /// Dates (epoch seconds) as local time; 0 is "never".
@@ -72,10 +81,14 @@ public struct Bookkeeping: Equatable {
     }
 
     /// The books as they stand on disk, without touching them (a running kiosk keeps
-    /// writing; this reads its last write). nil and the reason when there are none.
+    /// writing; this reads its last write). A new cabinet, whose kiosk has written no
+    /// counters yet, has zero books; an unreadable or corrupt file is a problem.
     public static func read(stateDirectory: String, games: [String]) -> Result<Bookkeeping, Problem> {
         let bytes: [UInt8]
         do { bytes = try Files.readBytes(stateDirectory + "/" + StateStore.File.counters.rawValue) } catch {
+            if error.errno == ENOENT && Files.isDirectory(stateDirectory) {
+                return .success(Bookkeeping(counters: [:], games: games))
+            }
             return .failure(Problem(description: "\(error)"))
         }
         switch StateStore.parse(bytes, file: .counters) {
@@ -96,9 +109,10 @@ extension StateStore {
     }
 
     /// Zeroes the books (not the credits players have), noting when; written at once.
-    func resetBookkeeping(now: Double, epoch: Int = WallClock.epochSeconds()) {
+    func resetBookkeeping(now: Double, epoch: Int? = nil) {
+        let epoch = epoch ?? wallTime(now: now)
         resetCounters(keeping: Bookkeeping.keptByReset, now: now)
-        setCounter(Bookkeeping.resetAt, epoch, now: now)
+        setCounter(CounterKey.booksResetAt, epoch, now: now)
         flush(now: now)
     }
 
@@ -107,10 +121,10 @@ extension StateStore {
     /// the marker).
     func countLastExit(now: Double) {
         let path = self.path(Bookkeeping.lastExitName)
-        guard let text = try? Files.readText(path) else { return }
-        unlink(path)
+        // Counted once: a file that cannot be removed (read-only state) is left for a later run.
+        guard let text = try? Files.readText(path), unlink(path) == 0 else { return }
         if text.split(separator: "\n").contains("result=watchdog") {
-            increment(Bookkeeping.watchdogRestarts, now: now)
+            increment(CounterKey.watchdogRestarts, now: now)
             Log.notice("state: the previous run was stopped by the watchdog")
         }
     }

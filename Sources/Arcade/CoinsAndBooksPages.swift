@@ -14,7 +14,8 @@ public enum OperatorPageKind: Sendable, Equatable {
 final class CoinsPage: OperatorPage {
     init(controls: OperatorControls) {
         super.init(controls: controls, title: \.coinsAndCredits)
-        let c = controls, words = self.words
+        unowned let c = controls
+        let words = self.words
         let switchMode = Button(words.switchMode, kind: .secondary)
         let modeRow = SettingRow(name: words.playMode, buttons: [switchMode])
         switchMode.action = { [weak self] in
@@ -39,7 +40,8 @@ final class BooksPage: OperatorPage {
 
     init(controls: OperatorControls) {
         super.init(controls: controls, title: \.bookkeeping)
-        let c = controls, words = self.words
+        unowned let c = controls
+        let words = self.words
         table.drawing = { [weak self] canvas, rect in self?.drawTable(canvas, rect) }
         add(table, height: 0) { [weak self] in self?.table.setNeedsDisplay() }
         let export = Button(words.exportUSB, kind: .secondary)
@@ -133,7 +135,8 @@ final class ScreenCarePage: OperatorPage {
 
     init(controls: OperatorControls) {
         super.init(controls: controls, title: \.screenCare)
-        let c = controls, words = self.words
+        unowned let c = controls
+        let words = self.words
         func minutes(_ name: String, _ key: String) {
             stepper(name, value: { words.minutesOrNever(Int(c.value(of: key)) ?? 0) },
                     minus: { c.change(key, to: String(Self.step(Int(c.value(of: key)) ?? 0, by: -1))) },
@@ -170,7 +173,8 @@ final class ScreenCarePage: OperatorPage {
     }
 
     private func toggle(_ name: String, _ key: String) {
-        let c = controls, words = self.words
+        unowned let c = controls
+        let words = self.words
         let button = Button("", kind: .secondary)
         let row = SettingRow(name: name, buttons: [button])
         button.action = { [weak self] in
@@ -190,7 +194,8 @@ final class ScreenCarePage: OperatorPage {
 final class SoundPage: OperatorPage {
     init(controls: OperatorControls) {
         super.init(controls: controls, title: \.soundLimits)
-        let c = controls, words = self.words
+        unowned let c = controls
+        let words = self.words
         func percent(_ name: String, _ key: String) {
             stepper(name, value: { "\(c.value(of: key))%" },
                     minus: { c.change(key, to: String(max(0, (Int(c.value(of: key)) ?? 0) - 10))) },

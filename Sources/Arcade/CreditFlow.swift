@@ -9,9 +9,14 @@ import UI
 extension Kiosk {
     var isCreditsMode: Bool { settings.kiosk.playMode == .credits }
 
+    /// Credits mode with a state partition that takes no writes: coins would buy credits
+    /// the books cannot keep, so the cabinet says it is out of order until it can write.
+    var isOutOfOrder: Bool { isCreditsMode && !store.isWritable }
+
     /// The menu's credit line, nil in free play.
     var creditLine: String? {
         guard isCreditsMode else { return nil }
+        if isOutOfOrder { return outOfOrderLine }
         let n = creditMeter.credits
         if creditMeter.canPlay {
             return language == .chinese ? "币 \(n) · 点一个游戏开始" : "Credits \(n) · tap a game"
@@ -19,9 +24,14 @@ extension Kiosk {
         return language == .chinese ? "请投币 · 币 \(n)" : "Insert coin · credits \(n)"
     }
 
+    private var outOfOrderLine: String {
+        language == .chinese ? "暂停服务 · 请联系工作人员" : "Out of order · call staff"
+    }
+
     /// The attract banner's words in credits mode, nil in free play.
     var attractLine: String? {
         guard isCreditsMode else { return nil }
+        if isOutOfOrder { return outOfOrderLine }
         if creditMeter.canPlay {
             return language == .chinese ? "币 \(creditMeter.credits) · 触摸开始" : "Credits \(creditMeter.credits) · touch to play"
         }
@@ -31,8 +41,15 @@ extension Kiosk {
     /// A coin dropped: counted on disk before anything else; the screens showing credits
     /// say so; in the attract mode it wakes the menu (someone is here).
     func coinInserted() {
-        creditMeter.insertCoin(now: now)
-        Log.info("coin: \(store.counter("coins")) since the last reset, credits \(creditMeter.credits)")
+        guard creditMeter.insertCoin(now: now) == .counted else {
+            Log.error("coin: refused (\(store.counter(CounterKey.coinsRefused)) since start): the state partition cannot be "
+                + "written, so no credit was given; the screen says out of order")
+            sound.play(.mismatch, gain: 0.8, pan: 0)
+            stateWritabilityChanged()
+            return
+        }
+        Log.info("coin: \(store.counter(CounterKey.coins)) since the last reset, credits \(creditMeter.credits)"
+            + (store.isWritable ? "" : " (in memory: the state partition cannot be written)"))
         sound.play(.match, gain: 0.8, pan: 0)
         continuing?.scene.credits = creditMeter.credits
         switch mode {
@@ -40,6 +57,13 @@ extension Kiosk {
         case .menu: refreshMenu()
         default: break
         }
+    }
+
+    /// The state partition stopped (or started again) taking writes: the screens that say
+    /// so follow at once.
+    func stateWritabilityChanged() {
+        if mode == .menu { refreshMenu() }
+        (screen.scene as? OperatorScene)?.refresh()
     }
 
     /// Pays for a game about to open; false when it can't start (the menu says why).

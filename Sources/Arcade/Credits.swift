@@ -27,26 +27,42 @@ struct CreditMeter {
         coinsPerCredit = settings.coinsPerCredit
     }
 
-    var credits: Int { store.counter(Self.balanceKey) }
+    var credits: Int { store.counter(CounterKey.creditBalance) }
 
     /// Whether a game may start now.
     var canPlay: Bool { mode == .free || credits >= creditsPerPlay }
 
+    enum CoinOutcome: Equatable {
+        /// On disk (and, in credits mode, on the meter).
+        case counted
+        /// Credits mode with a state partition that cannot be written: no credit, so no
+        /// play is given for money the books cannot show; counted as refused in memory.
+        case refused
+    }
+
     /// One coin in: counted, and a credit when enough have dropped (in free play coins
-    /// are only counted). Written to disk before it returns.
-    mutating func insertCoin(now: Double) {
-        store.increment("coins", now: now)
+    /// are only counted). Written to disk before it returns; in credits mode a coin that
+    /// could not be written buys nothing (`CoinOutcome.refused`).
+    @discardableResult
+    mutating func insertCoin(now: Double) -> CoinOutcome {
+        let before = [CounterKey.coins, CounterKey.coinsPending, CounterKey.creditBalance, CounterKey.creditsBought]
+            .map { ($0, store.counter($0)) }
+        store.increment(CounterKey.coins, now: now)
         if mode == .credits {
-            let pending = store.counter(Self.pendingKey) + 1
+            let pending = StateStore.adding(store.counter(CounterKey.coinsPending), 1)
             if pending >= coinsPerCredit {
-                store.setCounter(Self.pendingKey, 0, now: now)
-                store.setCounter(Self.balanceKey, credits + 1, now: now)
-                store.increment("credits.bought", now: now)
+                store.setCounter(CounterKey.coinsPending, 0, now: now)
+                store.setCounter(CounterKey.creditBalance, StateStore.adding(credits, 1), now: now)
+                store.increment(CounterKey.creditsBought, now: now)
             } else {
-                store.setCounter(Self.pendingKey, pending, now: now)
+                store.setCounter(CounterKey.coinsPending, pending, now: now)
             }
         }
         store.flush(now: now)
+        guard mode == .credits, !store.isWritable else { return .counted }
+        for (key, value) in before { store.setCounter(key, value, now: now) }
+        store.increment(CounterKey.coinsRefused, now: now)
+        return .refused
     }
 
     /// Takes a play's credits; false (and nothing taken) when there aren't enough. Free
@@ -54,8 +70,8 @@ struct CreditMeter {
     mutating func chargePlay(now: Double) -> Bool {
         guard mode == .credits else { return true }
         guard credits >= creditsPerPlay else { return false }
-        store.setCounter(Self.balanceKey, credits - creditsPerPlay, now: now)
-        store.increment("credits.used", by: creditsPerPlay, now: now)
+        store.setCounter(CounterKey.creditBalance, credits - creditsPerPlay, now: now)
+        store.increment(CounterKey.creditsUsed, by: creditsPerPlay, now: now)
         store.flush(now: now)
         return true
     }

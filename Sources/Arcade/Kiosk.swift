@@ -53,7 +53,8 @@ public final class Kiosk {
     var now: Double
     /// A finished game waiting to ask for initials (`HighScoreFlow.swift`).
     var pendingResult: (game: String, result: GameResult, due: Double)?
-    /// The date on a new high-score entry (tests fix it).
+    /// The date on a new high-score entry (tests fix it); the store's wall time, which
+    /// never runs backwards.
     var today: () -> String = { WallClock.now().isoDate }
     /// The coin box and credit meter (`Credits.swift`).
     var creditMeter: CreditMeter
@@ -68,6 +69,7 @@ public final class Kiosk {
     /// Touches that woke the panel: their moves and lift go nowhere.
     var wakeTouches: Set<Int> = []
     var clockTrust = ClockTrust()
+    /// The wall clock for opening hours (tests fix it); the store's wall time by default.
     var wallClock: () -> WallClock = { WallClock.now() }
     var isClosed = false
     var closedCardUntil: Double?
@@ -105,6 +107,8 @@ public final class Kiosk {
     public var onCalibrationModeChange: ((Bool) -> Void)?
     public var onCalibrationDone: (([Double]) -> Void)?
     public var onExitToConsole: (() -> Void)?
+    /// The operator asked for a restart (systemd starts the kiosk again).
+    public var onRestart: (() -> Void)?
 
     public init(screen: Screen, settings: Settings, store: StateStore, sound: SoundBoard,
                 catalog: GameCatalog, now: Double, seed: UInt64 = 0x5EED) {
@@ -133,6 +137,9 @@ public final class Kiosk {
         menu.onOpen = { [weak self] id in self?.open(game: id) }
         menu.onShowScores = { [weak self] id in self?.showHighScores(game: id) }
         UIEnvironment.playClick = { [weak sound] in sound?.play(.click, gain: 0.6, pan: 0) }
+        store.onWritableChange = { [weak self] in self?.stateWritabilityChanged() }
+        wallClock = { [unowned self] in WallClock(epochSeconds: self.store.wallTime(now: self.now)) }
+        today = { [unowned self] in self.wallClock().isoDate }
         refreshMenu()
         show(menu)
         sound.playMusic(.menu)
@@ -170,7 +177,7 @@ public final class Kiosk {
         guard old != mode else { return }
         if case .game(let id) = old, let start = gameEnteredAt {
             let seconds = Int((now - start).rounded())
-            if seconds > 0 { store.increment(Bookkeeping.playTime(id), by: seconds, now: now) }
+            if seconds > 0 { store.increment(CounterKey.playTime(id), by: seconds, now: now) }
         }
         if case .game = mode { gameEnteredAt = now } else { gameEnteredAt = nil }
     }
@@ -369,6 +376,7 @@ public final class Kiosk {
 
 extension Kiosk: OperatorControls {
     private func save(_ key: String, _ value: String) {
+        assert(Settings.operatorKeys.contains(key), "\(key) is not an operator setting")
         _ = settings.apply(key: key, value: value)
         _ = store.setSetting(key, value, now: now)
     }
@@ -438,8 +446,8 @@ extension Kiosk: OperatorControls {
     public var books: Bookkeeping { store.bookkeeping(games: catalog.ids, now: now) }
     public func exportBooks() -> Result<String, Bookkeeping.Problem> {
         let mounts = (try? Files.readText("/proc/self/mounts")) ?? ""
-        let result = USBExport.export(books.csv(exportedAt: WallClock.epochSeconds()), mounts: mounts,
-                                      epoch: WallClock.epochSeconds())
+        let epoch = store.wallTime(now: now)
+        let result = USBExport.export(books.csv(exportedAt: epoch), mounts: mounts, epoch: epoch)
         switch result {
         case .success(let path): Log.info("bookkeeping: exported to \(path)")
         case .failure(let problem): Log.warning("bookkeeping: export failed: \(problem)")
@@ -449,6 +457,10 @@ extension Kiosk: OperatorControls {
     public func value(of key: String) -> String { settings.value(for: key) ?? "" }
     /// Saves the operator's choice and applies it to the running kiosk at once.
     public func change(_ key: String, to value: String) {
+        guard Settings.operatorKeys.contains(key) else {
+            Log.warning("operator: \(key) refused: not an operator setting")
+            return
+        }
         var next = settings
         if let problem = next.apply(key: key, value: value) {
             Log.warning("operator: \(key) = \(value) refused: \(problem)")
@@ -490,6 +502,8 @@ extension Kiosk: OperatorControls {
         show(scene)
     }
     public func exitToConsole() { onExitToConsole?() }
+    public func restartKiosk() { onRestart?() }
+    public var stateIsWritable: Bool { store.isWritable }
 }
 
 /// Game storage on the state store: keys with ".best" are scores (the operator can

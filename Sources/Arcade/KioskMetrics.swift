@@ -10,6 +10,7 @@ struct MetricsSnapshot {
     var cpuSeconds: Double
     var figures: RunFigures
     var credits: Int
+    var stateWritable: Bool
 
     var text: String {
         var m = MetricsText()
@@ -20,20 +21,26 @@ struct MetricsSnapshot {
         m.sample("boardwalk_build_info", [("version", version.version), ("image_id", version.imageID), ("slot", version.slot)], 1)
 
         m.family("boardwalk_plays_total", .counter, "Games started, per game (the operator's reset of the books zeroes it).")
-        for game in books.games { m.sample("boardwalk_plays_total", [("game", game)], counter(Bookkeeping.plays(game))) }
+        for game in books.games { m.sample("boardwalk_plays_total", [("game", game)], counter(CounterKey.plays(game))) }
         m.family("boardwalk_play_seconds_total", .counter, "Seconds played, per game (counted when a player leaves the game).")
-        for game in books.games { m.sample("boardwalk_play_seconds_total", [("game", game)], counter(Bookkeeping.playTime(game))) }
+        for game in books.games { m.sample("boardwalk_play_seconds_total", [("game", game)], counter(CounterKey.playTime(game))) }
 
-        m.single("boardwalk_coins_total", .counter, "Coins inserted into the cabinet.", counter("coins"))
-        m.single("boardwalk_credits_bought_total", .counter, "Credits bought with coins.", counter("credits.bought"))
-        m.single("boardwalk_credits_used_total", .counter, "Credits spent on games.", counter("credits.used"))
+        m.single("boardwalk_coins_total", .counter, "Coins inserted into the cabinet.", counter(CounterKey.coins))
+        m.single("boardwalk_credits_bought_total", .counter, "Credits bought with coins.", counter(CounterKey.creditsBought))
+        m.single("boardwalk_credits_used_total", .counter, "Credits spent on games.", counter(CounterKey.creditsUsed))
         m.single("boardwalk_credits", .gauge, "Credits on the meter now.", Double(credits))
-        m.single("boardwalk_starts_total", .counter, "Kiosk starts that reached the first frame.", counter("starts"))
-        m.single("boardwalk_crashes_total", .counter, "Runs that ended without saving (a crash, a kill, a power cut).", counter("crashes"))
+        m.single("boardwalk_state_writable", .gauge,
+                 "1 while the state partition takes writes; 0 when it is full, read-only or missing (scores, settings and coins are then kept in memory, and credits mode refuses coins).",
+                 stateWritable ? 1 : 0)
+        m.single("boardwalk_coins_refused_total", .counter,
+                 "Coins refused in credits mode because the state partition could not record them (since the kiosk started).",
+                 counter(CounterKey.coinsRefused))
+        m.single("boardwalk_starts_total", .counter, "Kiosk starts that reached the first frame.", counter(CounterKey.starts))
+        m.single("boardwalk_crashes_total", .counter, "Runs that ended without saving (a crash, a kill, a power cut).", counter(CounterKey.crashes))
         m.single("boardwalk_watchdog_restarts_total", .counter, "Runs stopped by systemd's watchdog (a frozen frame loop).",
-                 counter(Bookkeeping.watchdogRestarts))
+                 counter(CounterKey.watchdogRestarts))
         m.single("boardwalk_uptime_seconds_total", .counter, "Seconds the kiosk has run since the books were last reset.",
-                 counter("uptime_seconds"))
+                 counter(CounterKey.uptime))
         m.single("boardwalk_process_uptime_seconds", .gauge, "Seconds since this kiosk process started.", runSeconds.rounded())
         m.single("boardwalk_cpu_seconds_total", .counter, "CPU time of the kiosk process, every thread.", cpuSeconds)
         if let idle = figures.idleCPURatio {
@@ -61,7 +68,8 @@ extension Kiosk {
     /// The metrics as they stand now.
     func metricsSnapshot(now: Double, cpuSeconds: Double) -> MetricsSnapshot {
         MetricsSnapshot(books: store.bookkeeping(games: catalog.ids, now: now), version: systemVersion,
-                        runSeconds: now - startedAt, cpuSeconds: cpuSeconds, figures: figures, credits: creditMeter.credits)
+                        runSeconds: now - startedAt, cpuSeconds: cpuSeconds, figures: figures, credits: creditMeter.credits,
+                        stateWritable: store.isWritable)
     }
 
     /// From `tick`: the metrics file, when a minute has passed since the last one.

@@ -107,6 +107,9 @@ public struct PINEntry: Sendable {
         case lockedOut(until: Double)
         /// No PIN is set: nothing opens the operator menu.
         case noPIN
+        /// OK with nothing typed: not a guess, so it costs no try (a passer-by tapping OK
+        /// must not lock the operator out for an hour).
+        case nothingEntered
     }
 
     /// What must outlive the process. `lockedSeconds` is the lockout still to run, so it
@@ -189,7 +192,7 @@ public struct PINEntry: Sendable {
         defer { entered = "" }
         guard let verifier else { return .decided(.noPIN) }
         if let until = lockedUntil, now < until { return .decided(.lockedOut(until: until)) }
-        if entered.isEmpty { return .decided(recordFailure(now: now)) }
+        if entered.isEmpty { return .decided(.nothingEntered) }
         return .check(Attempt(pin: entered, verifier: verifier))
     }
 

@@ -6,7 +6,9 @@ import UI
 /// a title, Done (back to the menu), and rows of `SettingRow`s under it, each with the
 /// closure that refreshes it after a change.
 public class OperatorPage: Scene {
-    let controls: OperatorControls
+    /// Unowned, as the operator menu's: the kiosk holds the page while it shows, and a
+    /// strong reference (here or in a row's closure) kept a dropped kiosk alive.
+    unowned let controls: OperatorControls
     let words: OperatorWords
     public var onClose: (() -> Void)?
     private let titleLabel = Label("", style: Theme.heading)

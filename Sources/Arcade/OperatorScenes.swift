@@ -130,6 +130,10 @@ public protocol OperatorControls: AnyObject {
     func change(_ key: String, to value: String)
     func startCalibration()
     func exitToConsole()
+    /// Stops the kiosk for systemd to start it again (a fresh start, settings re-read).
+    func restartKiosk()
+    /// False while the state partition takes no writes: the menu warns the operator.
+    var stateIsWritable: Bool { get }
     /// The image's version and the booted slot.
     var systemVersion: SystemVersion { get }
     /// RAUC on a cabinet; a twin in tests and headless runs.
@@ -189,6 +193,8 @@ public final class OperatorScene: Scene {
     private var pages: [View] = [View(), View(), View(), View()]
     private var rows: [[View]] = [[], [], [], []]
     private var refreshers: [() -> Void] = []
+    /// Over every page while the state partition takes no writes.
+    private let stateWarning = Label("", style: Theme.caption.with(weight: .bold, color: .white))
 
     public init(controls: OperatorControls) {
         self.controls = controls
@@ -201,6 +207,14 @@ public final class OperatorScene: Scene {
         addSubview(close)
         close.action = { [weak self] in self?.onClose?() }
         pages.forEach(addSubview)
+        stateWarning.shrinksToFit = true
+        stateWarning.backgroundColor = Theme.error
+        addSubview(stateWarning)
+        refreshers.append { [weak self, words] in
+            guard let self else { return }
+            self.stateWarning.text = self.controls.stateIsWritable ? "" : words.stateNotWritable
+            self.stateWarning.isHidden = self.controls.stateIsWritable
+        }
         tabs.onSelect = { [weak self] i in self?.show(page: i) }
         buildScreenPage()
         buildGamesPage()
@@ -292,7 +306,8 @@ public final class OperatorScene: Scene {
         exit.action = { [weak self] in
             guard let self else { return }
             Dialog(title: words.exitQuestion, message: words.exitMessage,
-                   buttons: [(words.exit, .primary, { c.exitToConsole() }), (words.cancel, .secondary, {})]).present(on: self)
+                   buttons: [(words.exit, .primary, { c.exitToConsole() }), (words.restart, .secondary, { c.restartKiosk() }),
+                             (words.cancel, .secondary, {})]).present(on: self)
         }
         add(SettingRow(name: words.exitToConsole, buttons: [exit]), page: 2)
     }
@@ -335,6 +350,7 @@ public final class OperatorScene: Scene {
     public override func layout() {
         tabs.frame = Rect(16, 14, size.width - 32 - 130, 52)
         close.frame = Rect(size.width - 136, 14, 120, 52)
+        stateWarning.frame = Rect(0, size.height - 28, size.width, 28)
         for (i, p) in pages.enumerated() {
             p.frame = Rect(24, 82, size.width - 48, size.height - 94)
             var y = 0.0

@@ -42,10 +42,15 @@ struct OperatorWords {
     func seconds(_ n: Int) -> String { t("\(n) s", "\(n) 秒") }
     var exitToConsole: String { t("Exit to console", "退出到控制台") }
     var exit: String { t("Exit", "退出") }
+    var restart: String { t("Restart", "重启") }
+    var stateNotWritable: String {
+        t("Scores, settings and coins cannot be saved: the state partition is full or read-only. Call service.",
+          "无法保存分数、设置和投币：状态分区已满或只读。请联系维修。")
+    }
     var exitQuestion: String { t("Exit to console?", "退出到控制台？") }
     var exitMessage: String {
-        t("The kiosk stops and tty1 shows a login prompt. To come back: log in and run 'sudo systemctl start boardwalk', or restart the board.",
-          "游戏机停止，tty1 显示登录提示。要回来：登录后运行 'sudo systemctl start boardwalk'，或重启。")
+        t("Exit: the kiosk stops and tty1 shows a login prompt ('sudo systemctl start boardwalk' or a reboot brings it back). Restart: the kiosk starts again at once.",
+          "退出：游戏机停止，tty1 显示登录提示（运行 'sudo systemctl start boardwalk' 或重启板子即可回来）。重启：游戏机马上重新启动")
     }
 
     // High scores

@@ -86,6 +86,8 @@ extension Kiosk {
         case .lockedOut(let until):
             Log.notice("operator menu: PIN pad locked for \(Int((until - now).rounded(.up))) s after wrong PINs")
             pad.reject(OperatorWords(language).lockedOut)
+        case .nothingEntered:
+            pad.reject(OperatorWords(language).enterPIN)
         case .noPIN:
             goHome()
         }

@@ -17,6 +17,11 @@ import Platform
 /// fsync the directory). Changes are coalesced: a new best score is written within
 /// `flushDelay` seconds, not every frame. A file that does not parse is renamed to
 /// `NAME.corrupt-N` and started afresh; nothing here ever stops the kiosk.
+///
+/// A partition that cannot be written (full, remounted read-only after an ext4 error, not
+/// mounted) keeps the changes in memory and is tried again every `retryDelay` seconds;
+/// `isWritable` says so meanwhile (the operator's warning, the metric, and credits mode
+/// refusing coins it could not record), and the first write that succeeds clears it.
 public final class StateStore {
     public enum File: String, CaseIterable, Sendable {
         case scores, settings, counters, highscores
@@ -49,11 +54,24 @@ public final class StateStore {
     private var sessionStart: Double
     private var uptimeAtStart = 0
     private var uptimeSavedAt: Double
-    private var isWritable = true
+    /// Whether the last write reached the disk: false from a failed write (or a directory
+    /// that could not be made) until a write succeeds again.
+    public private(set) var isWritable = true {
+        didSet { if isWritable != oldValue { onWritableChange?() } }
+    }
+    /// Told when `isWritable` changes (the kiosk's screens and metrics follow it).
+    public var onWritableChange: (() -> Void)?
+    /// The marker is written once per run, as soon as the directory takes writes.
+    private var hasMarker = false
     private var isClosed = false
     private var hasBegunRun = false
     /// The latest time a caller passed in, so deinit stays on the caller's clock.
     private var lastNow: Double
+    /// The system's wall clock (epoch seconds); tests set it.
+    var systemTime: () -> Int = { WallClock.epochSeconds() }
+    /// The last known time when this run began, and the monotonic time then.
+    private var lastKnownAtStart = 0
+    private let clockBase: Double
 
     public static let defaultDirectory = "/var/lib/boardwalk"
     static let markerName = "running"
@@ -68,42 +86,44 @@ public final class StateStore {
         sessionStart = now
         uptimeSavedAt = now
         lastNow = now
+        clockBase = now
         for file in File.allCases { load(file) }
-        uptimeAtStart = counters["uptime_seconds"] ?? 0
+        lastKnownAtStart = counters[CounterKey.lastKnownTime] ?? 0
+        uptimeAtStart = counters[CounterKey.uptime] ?? 0
         previousRunCrashed = Files.exists(path(StateStore.markerName))
         if beginsRun { beginRun(now: now) }
     }
 
     /// Counts this start (and the previous run's crash), leaves the `running` marker and
     /// writes the counters. A directory that can't be created or written leaves the store
-    /// working in memory only, with one error in the log. Once; before it, nothing is written.
+    /// working in memory, with one error in the log, until a retry succeeds. Once; before
+    /// it, nothing is written.
     public func beginRun(now: Double = monotonicSeconds()) {
         guard !hasBegunRun, !isClosed else { return }
         hasBegunRun = true
-        do {
-            try Files.makeDirectories(directory)
-        } catch {
-            Log.error("state: cannot create \(directory): \(error.message); scores and settings will not be kept")
-            isWritable = false
-        }
-        let marker = path(StateStore.markerName)
         if previousRunCrashed {
-            counters["crashes"] = StateStore.adding(counters["crashes"] ?? 0, 1)
-            Log.notice("state: the previous run did not exit cleanly (crashes since install: \(counters["crashes"]!))")
+            counters[CounterKey.crashes] = StateStore.adding(counters[CounterKey.crashes] ?? 0, 1)
+            Log.notice("state: the previous run did not exit cleanly (crashes since install: \(counters[CounterKey.crashes]!))")
         }
-        counters["starts"] = StateStore.adding(counters["starts"] ?? 0, 1)
-        if isWritable { countLastExit(now: now) }
+        counters[CounterKey.starts] = StateStore.adding(counters[CounterKey.starts] ?? 0, 1)
+        countLastExit(now: now)
+        let system = systemTime()
+        if system < lastKnownAtStart {
+            Log.warning("clock: the system clock says \(WallClock(epochSeconds: system).isoMinute), before the last time this "
+                + "cabinet saw (\(WallClock(epochSeconds: lastKnownAtStart).isoMinute)): the time is unknown (no RTC, no "
+                + "time sync yet); high-score dates and the books count on from the last known time")
+        }
         markDirty(.counters, now: now)
-        if isWritable {
-            do {
-                try Files.writeAtomically(marker, text: "\(getpid())\n")
-            } catch {
-                Log.error("state: cannot write \(marker): \(error); scores and settings will not be kept")
-                isWritable = false
-            }
-        }
         // The start count and crash count matter most right after a crash loop: write now.
         flush(now: now)
+    }
+
+    /// The directory and the run's marker, before the first file of a flush.
+    private func prepareDirectory() throws(SystemError) {
+        guard !hasMarker else { return }
+        try Files.makeDirectories(directory)
+        try Files.writeAtomically(path(StateStore.markerName), text: "\(getpid())\n")
+        hasMarker = true
     }
 
     public func path(_ name: String) -> String {
@@ -185,10 +205,17 @@ public final class StateStore {
     }
 
     /// Lays the operator's settings over the configuration. Keys the config doesn't know
-    /// (game options) are left for their owners; bad values are reported, not applied.
+    /// (game options) are left for their owners; bad values are reported, not applied; a
+    /// key the operator menu never sets (a path, a device, the PIN) is refused: only root's
+    /// files set those.
     public func applySettings(to target: inout Settings) -> [ConfigDiagnostic] {
         var problems: [ConfigDiagnostic] = []
         for key in settings.keys.sorted() where Settings.keys.contains(key) {
+            guard Settings.operatorKeys.contains(key) else {
+                problems.append(.init(.warning, origin: path(File.settings.rawValue),
+                                      "\(key): not an operator setting; ignored (set it in /etc/boardwalk/boardwalk.conf)"))
+                continue
+            }
             let entry = ConfigEntry(key: key, value: settings[key]!, origin: path(File.settings.rawValue), line: nil)
             if let problem = Config.apply(entry, to: &target) { problems.append(problem) }
         }
@@ -224,11 +251,11 @@ public final class StateStore {
     }
 
     public func countPlay(game: String, now: Double = monotonicSeconds()) {
-        increment("plays." + game, now: now)
+        increment(CounterKey.plays(game), now: now)
     }
 
     public func plays(game: String) -> Int {
-        counters["plays." + game] ?? 0
+        counters[CounterKey.plays(game)] ?? 0
     }
 
     /// Seconds the kiosk has run since install, this run included.
@@ -243,13 +270,26 @@ public final class StateStore {
         return overflow ? (b > 0 ? .max : .min) : sum
     }
 
-    public var crashes: Int { counters["crashes"] ?? 0 }
+    public var crashes: Int { counters[CounterKey.crashes] ?? 0 }
+
+    // MARK: The wall clock
+
+    /// The wall-clock time as the kiosk uses it (epoch seconds): the system's, but never
+    /// before the last time this cabinet saw plus the time since this run began. A Pi has
+    /// no RTC: booted without time sync it may think it is 1970 (or systemd's build date),
+    /// and high-score dates and the books must not run backwards. Kept in the counters
+    /// whenever they are written anyway (no extra writes).
+    public func wallTime(now: Double) -> Int {
+        let elapsed = now - clockBase
+        let floor = StateStore.adding(lastKnownAtStart, elapsed < 1e15 ? Int(max(0, elapsed)) : 1_000_000_000_000_000)
+        return max(systemTime(), floor)
+    }
 
     // MARK: Writing
 
-    /// When the next write is due (for the loop's timer); nil with nothing to write.
+    /// When the next write is due (for the loop's timer): after a failed write, the retry.
     public var nextFlushDeadline: Double? {
-        guard isWritable, !isClosed, hasBegunRun else { return nil }
+        guard !isClosed, hasBegunRun else { return nil }
         let uptimeDue = uptimeSavedAt + uptimeFlushInterval
         return dueTime.map { min($0, uptimeDue) } ?? uptimeDue
     }
@@ -268,26 +308,39 @@ public final class StateStore {
     public func flush(now: Double = monotonicSeconds()) {
         lastNow = max(lastNow, now)
         // Before the run begins nothing is written; beginRun flushes what waited.
-        guard hasBegunRun else { return }
-        guard isWritable else {
-            dirty = []
-            dueTime = nil
-            return
-        }
-        counters["uptime_seconds"] = totalUptime(now: now)
-        var failed = false
-        for file in File.allCases where dirty.contains(file) {
-            do {
-                try Files.writeAtomically(path(file.rawValue), text: render(file))
-                dirty.remove(file)
-                if file == .counters { uptimeSavedAt = now }
-            } catch {
-                Log.error("state: saving \(file.rawValue): \(error)")
-                failed = true
+        guard hasBegunRun, !dirty.isEmpty else { return }
+        counters[CounterKey.uptime] = totalUptime(now: now)
+        if dirty.contains(.counters) { counters[CounterKey.lastKnownTime] = wallTime(now: now) }
+        var failure: (what: String, error: SystemError)?
+        do {
+            try prepareDirectory()
+            for file in File.allCases where dirty.contains(file) {
+                do {
+                    try Files.writeAtomically(path(file.rawValue), text: render(file))
+                    dirty.remove(file)
+                    if file == .counters { uptimeSavedAt = now }
+                } catch {
+                    failure = (file.rawValue, error)
+                }
             }
+        } catch {
+            failure = (directory, error)
         }
-        dueTime = failed ? now + retryDelay : nil
-        if failed { uptimeSavedAt = now }
+        if let failure {
+            // Kept in memory and tried again: a full partition freed, or a read-only one
+            // remounted, takes the writes without a restart. Said once, not every retry.
+            if isWritable {
+                Log.error("state: cannot write \(failure.what): \(failure.error.message); scores and settings will not be "
+                    + "kept until it can be written again (kept in memory meanwhile, tried every \(Int(retryDelay)) s)")
+            }
+            isWritable = false
+            dueTime = now + retryDelay
+            uptimeSavedAt = now
+        } else {
+            if !isWritable { Log.notice("state: \(directory) takes writes again; everything kept in memory is saved") }
+            isWritable = true
+            dueTime = nil
+        }
     }
 
     /// A clean exit: save everything and remove the running marker.
@@ -300,7 +353,7 @@ public final class StateStore {
         }
         dirty.insert(.counters)
         flush(now: now)
-        if isWritable { unlink(path(StateStore.markerName)) }
+        if isWritable && hasMarker { unlink(path(StateStore.markerName)) }
         isClosed = true
     }
 

@@ -74,6 +74,54 @@ public struct SystemVersion: Equatable, Sendable {
         return slot
     }
 
+    /// Whether release version `candidate` comes before `running` ("2026.12.1" before
+    /// "2026.12.10", "1.9~rc1" before "1.9"), compared as Debian compares versions: digit
+    /// runs as numbers, the rest as text with `~` before anything. nil when either is not
+    /// a release version (a commit id from a developer's build, "unknown"): no order.
+    public static func isOlder(_ candidate: String, than running: String) -> Bool? {
+        guard isReleaseVersion(candidate), isReleaseVersion(running) else { return nil }
+        return compareVersions(candidate, running) < 0
+    }
+
+    /// Digits first, then digits, letters and `.~+-` only, with a separator after the
+    /// first digit run: "2026.12.1", "3", "1.2~rc1"; not "9ccb926" or "unknown".
+    static func isReleaseVersion(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard let first = bytes.first, isDigit(first), bytes.count <= 64 else { return false }
+        let leading = bytes.prefix(while: isDigit)
+        if leading.count < bytes.count, !".~+-".utf8.contains(bytes[leading.count]) { return false }
+        return bytes.allSatisfy { isDigit($0) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || ".~+-".utf8.contains($0) }
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
+
+    /// dpkg's ordering of an upstream version: -1, 0 or 1.
+    static func compareVersions(_ a: String, _ b: String) -> Int {
+        var x = Array(a.utf8)[...], y = Array(b.utf8)[...]
+        // Text: `~` sorts before everything, even the end; letters before other marks.
+        func weight(_ c: UInt8?) -> Int {
+            guard let c else { return 0 }
+            if c == UInt8(ascii: "~") { return -1 }
+            if (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) { return Int(c) }
+            return Int(c) + 256
+        }
+        while !x.isEmpty || !y.isEmpty {
+            while (x.first.map { !isDigit($0) } ?? false) || (y.first.map { !isDigit($0) } ?? false) {
+                let wx = x.first.map { isDigit($0) ? 0 : weight($0) } ?? 0
+                let wy = y.first.map { isDigit($0) ? 0 : weight($0) } ?? 0
+                if wx != wy { return wx < wy ? -1 : 1 }
+                if let c = x.first, !isDigit(c) { x = x.dropFirst() }
+                if let c = y.first, !isDigit(c) { y = y.dropFirst() }
+            }
+            let dx = x.prefix(while: isDigit).drop(while: { $0 == 0x30 }), dy = y.prefix(while: isDigit).drop(while: { $0 == 0x30 })
+            x = x.drop(while: isDigit)
+            y = y.drop(while: isDigit)
+            if dx.count != dy.count { return dx.count < dy.count ? -1 : 1 }
+            if let i = zip(dx, dy).first(where: { $0 != $1 }) { return i.0 < i.1 ? -1 : 1 }
+        }
+        return 0
+    }
+
     /// For the journal: "version 2026.12.1 (image boardwalk-qemu-x86_64), slot A".
     public var summary: String { "version \(version) (image \(imageID)), slot \(slot)" }
 }

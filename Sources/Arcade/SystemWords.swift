@@ -22,6 +22,14 @@ extension OperatorWords {
         t("It is written beside the running system; the games keep running. The new version starts when the cabinet restarts, and if it fails to start, the cabinet goes back to this one by itself.",
           "新版本写入另一个系统分区，游戏照常运行。重启后启用新版本；如果新版本启动失败，会自动回到现在的版本。")
     }
+    func downgradeQuestion(_ version: String, running: String) -> String {
+        t("Go back to the older version \(version)? (this cabinet runs \(running))", "退回到旧版本 \(version)？（本机是 \(running)）")
+    }
+    var downgradeMessage: String {
+        t("An older version lacks the fixes made since. Install it only when the newer one misbehaves; scores, coins and settings stay.",
+          "旧版本没有之后的修复。只在新版本有问题时安装；分数、投币和设置都会保留。")
+    }
+    var downgrade: String { t("Go back", "退回") }
     func installing(_ percent: Int, _ step: String) -> String { t("Installing: \(percent)% \(step)", "安装中：\(percent)% \(step)") }
     func installedMessage(_ version: String) -> String {
         t("Version \(version) is installed. Restart the cabinet to start it.", "版本 \(version) 已安装。重启后启用。")

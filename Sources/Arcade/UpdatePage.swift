@@ -17,7 +17,8 @@ final class UpdatePage: OperatorPage {
         self.bundle = bundle
         installButton = Button("", kind: .primary)
         super.init(controls: controls, title: \.updateFromUSB)
-        let c = controls, words = self.words
+        unowned let c = controls
+        let words = self.words
         installButton.title = words.install
         let fileRow = SettingRow(name: words.bundleRow, buttons: [])
         fileRow.stacksValue = true
@@ -54,7 +55,13 @@ final class UpdatePage: OperatorPage {
 
     private func askToInstall() {
         guard case .ready(_, let version) = state else { return }
-        confirm(words.installQuestion(version), message: words.installMessage, action: words.install) { [weak self] in
+        // An older version goes back on fixes (and may not read today's state): only when
+        // the operator says so, in words that say what it is.
+        let running = controls.systemVersion.version
+        let older = SystemVersion.isOlder(version, than: running) == true
+        let question = older ? words.downgradeQuestion(version, running: running) : words.installQuestion(version)
+        let message = older ? words.downgradeMessage : words.installMessage
+        confirm(question, message: message, action: older ? words.downgrade : words.install) { [weak self] in
             guard let self else { return }
             self.updater.install(self.bundle)
             self.state = self.updater.poll()

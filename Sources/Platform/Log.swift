@@ -3,6 +3,12 @@ import Glibc
 #endif
 import Synchronization
 
+/// Text for a person at a terminal (a command's usage), as it is: not a journal line.
+public func printToStandardError(_ text: String) {
+    let line = text.hasSuffix("\n") ? text : text + "\n"
+    _ = line.withCString { Glibc.write(2, $0, strlen($0)) }
+}
+
 /// Logs to stderr in the journal's format: one line each, a "<N>" priority prefix.
 /// Written unbuffered, so journal timestamps are true. Repeats of one message are
 /// rate-limited so a failing device can't flood the journal.
@@ -43,6 +49,27 @@ public enum Log {
             return text
         }
         guard let text else { return }
-        sink("<\(priority.rawValue)>\(text)")
+        sink("<\(priority.rawValue)>\(escapingControls(text))")
+    }
+
+    /// Control characters as `\xNN`: a device name, a file name on a stranger's stick or
+    /// a line of RAUC's output can't start a journal line of its own (a forged "<0>...")
+    /// or move the operator's terminal.
+    public static func escapingControls(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if isControl(scalar) {
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                out += "\\x" + (hex.count < 2 ? "0" + hex : hex)
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 }

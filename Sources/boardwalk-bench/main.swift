@@ -31,7 +31,8 @@ var budget = 1.5
 var args = CommandLine.arguments.dropFirst()
 
 func fail(_ message: String) -> Never {
-    Log.error("\(message)\n\(usage)")
+    Log.error(message)
+    printToStandardError(usage)
     exit(2)
 }
 

@@ -53,7 +53,7 @@ final class BookkeepingTests: XCTestCase {
             XCTAssertEqual(after.counter("coins"), 3, "every coin was on disk the moment it dropped")
             XCTAssertEqual(after.counter("credits.bought"), 3)
             XCTAssertEqual(after.counter("credits.used"), 1, "the play's credit was taken on disk")
-            XCTAssertEqual(after.counter(CreditMeter.balanceKey), 2)
+            XCTAssertEqual(after.counter(CounterKey.creditBalance), 2)
             XCTAssertEqual(after.counter("crashes"), 1, "the cut counts as an unclean exit")
             XCTAssertEqual(after.counter("starts"), 2)
             withExtendedLifetime(runner) {}
@@ -112,10 +112,10 @@ final class BookkeepingTests: XCTestCase {
         store.resetBookkeeping(now: 100, epoch: 1_796_000_000)
         XCTAssertEqual(store.counter("coins"), 0)
         XCTAssertEqual(store.plays(game: "2048"), 0)
-        XCTAssertEqual(store.counter(CreditMeter.balanceKey), 2, "the players' credits stay")
+        XCTAssertEqual(store.counter(CounterKey.creditBalance), 2, "the players' credits stay")
         XCTAssertEqual(store.totalUptime(now: 160), 60, "uptime counts from the reset")
         let books = try Bookkeeping.read(stateDirectory: dir, games: ["2048"]).get()
-        XCTAssertEqual(books.counters[Bookkeeping.resetAt], 1_796_000_000, "written at once")
+        XCTAssertEqual(books.counters[CounterKey.booksResetAt], 1_796_000_000, "written at once")
     }
 
     /// The unit's own ExecStopPost line (systemd's `$$` unescaped, the state directory
@@ -144,7 +144,7 @@ final class BookkeepingTests: XCTestCase {
         try runUnitsExitNote(result: "watchdog", stateDirectory: dir)
         let store = StateStore(directory: dir, now: 1)
         store.countLastExit(now: 1)
-        XCTAssertEqual(store.counter(Bookkeeping.watchdogRestarts), 1)
+        XCTAssertEqual(store.counter(CounterKey.watchdogRestarts), 1)
         XCTAssertFalse(Files.exists(dir + "/last-exit"), "read once")
         // A crash or a clean stop is no watchdog restart.
         for result in ["signal", "success"] {
@@ -152,7 +152,7 @@ final class BookkeepingTests: XCTestCase {
             store.countLastExit(now: 2)
             XCTAssertFalse(Files.exists(dir + "/last-exit"))
         }
-        XCTAssertEqual(store.counter(Bookkeeping.watchdogRestarts), 1)
+        XCTAssertEqual(store.counter(CounterKey.watchdogRestarts), 1)
     }
 
     func testThePages() throws {
@@ -164,14 +164,14 @@ final class BookkeepingTests: XCTestCase {
             }, prepare: { store in
                 for (game, plays, seconds) in [("beat_zombies", 31, 4030), ("guess_picture", 12, 2900), ("2048", 20, 9000),
                                                ("memory", 44, 5100)] {
-                    store.increment("plays." + game, by: plays, now: 1)
-                    store.increment("playtime." + game, by: seconds, now: 1)
+                    store.increment(CounterKey.plays(game), by: plays, now: 1)
+                    store.increment(CounterKey.playTime(game), by: seconds, now: 1)
                 }
                 for (key, value) in [("coins", 120), ("credits.bought", 120), ("credits.used", 107), ("credits.balance", 13),
                                      ("crashes", 2), ("watchdog_restarts", 1), ("starts", 8)] {
                     store.setCounter(key, value, now: 1)
                 }
-                store.setCounter(Bookkeeping.resetAt, 0, now: 1)
+                store.setCounter(CounterKey.booksResetAt, 0, now: 1)
             })
             runner.kiosk.showPage(.books)
             runner.advance(0.2)

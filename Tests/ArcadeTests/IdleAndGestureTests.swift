@@ -172,7 +172,16 @@ final class PINEntryTests: XCTestCase {
         pad.press(digit: 12, now: 0)
         XCTAssertEqual(pad.entered.count, PINEntry.maxLength)
         XCTAssertEqual(pad.submit(now: 0), .rejected(attemptsLeft: 2))
-        var empty = PINEntry(verifier: testPIN("1234"))
-        XCTAssertEqual(empty.submit(now: 0), .rejected(attemptsLeft: 2), "an empty entry is a wrong one")
+    }
+
+    func testOKWithNothingTypedCostsNoTry() {
+        var pad = PINEntry(verifier: testPIN("1234"))
+        for second in 0..<10 {
+            XCTAssertEqual(pad.submit(now: Double(second)), .nothingEntered, "an empty entry is no guess")
+        }
+        XCTAssertFalse(pad.isLockedOut(now: 10))
+        XCTAssertEqual(pad.persisted(now: 10), PINEntry.Persisted())
+        pad.press(digit: 9, now: 11)
+        XCTAssertEqual(pad.submit(now: 11), .rejected(attemptsLeft: 2), "the first real guess is the first try")
     }
 }

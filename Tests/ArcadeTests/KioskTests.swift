@@ -97,6 +97,22 @@ final class KioskTests: XCTestCase {
         XCTAssertNil(kiosk, "the kiosk outlived its runner")
     }
 
+    func testAKioskDroppedWithAnOperatorPageOnScreenIsFreed() throws {
+        for page in [OperatorPageKind.highScores, .coins, .books, .screenCare, .sound, .update(bundle: "/nowhere/b.raucb")] {
+            weak var kiosk: Kiosk?
+            weak var scene: Scene?
+            do {
+                let (runner, _) = try makeRunner(self)
+                runner.kiosk.showPage(page)
+                runner.advance(0.5)
+                scene = runner.kiosk.screen.scene
+                kiosk = runner.kiosk
+            }
+            XCTAssertNil(scene, "\(page): the page outlived its kiosk")
+            XCTAssertNil(kiosk, "\(page): the kiosk outlived its runner")
+        }
+    }
+
     func testDisablingGamesKeepsAtLeastOne() throws {
         let (runner, _) = try makeRunner(self)
         for g in runner.kiosk.games { runner.kiosk.setGame(g.id, enabled: false) }

@@ -177,12 +177,41 @@ final class StateStoreTests: XCTestCase {
         try writeFile(dir + "/file", "not a directory\n")
         var store: StateStore!
         let logged = capturingLog { store = StateStore(directory: dir + "/file/state", now: 0) }
-        XCTAssertTrue(logged.contains { $0.hasPrefix("<3>state: cannot create") })
+        XCTAssertTrue(logged.contains { $0.hasPrefix("<3>state: cannot write") && $0.contains("will not be kept") })
+        XCTAssertFalse(store.isWritable)
         XCTAssertTrue(store.recordScore("2048.4x4", 5, now: 1))
         XCTAssertEqual(store.best("2048.4x4"), 5)
-        XCTAssertNil(store.nextFlushDeadline)
-        store.flush(now: 2)
+        XCTAssertEqual(store.nextFlushDeadline, store.retryDelay, "tried again, not given up")
+        let again = capturingLog { store.flush(now: 2) }
+        XCTAssertFalse(again.contains { $0.contains("cannot write") }, "said once, not at every retry")
         store.close(now: 3)
+    }
+
+    /// A state partition that comes back (freed, remounted read-write, mounted late) takes
+    /// everything kept in memory meanwhile, without a restart.
+    func testAStoreThatCouldNotWriteSavesOnceItCan() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let stateDir = dir + "/state"
+        try writeFile(stateDir, "a file where the directory should be\n")
+        let store = StateStore(directory: stateDir, now: 0)
+        XCTAssertFalse(store.isWritable)
+        store.increment(CounterKey.coins, now: 1)
+        XCTAssertTrue(store.recordScore("2048.4x4", 64, now: 1))
+        store.flushIfDue(now: 30)
+        XCTAssertFalse(store.isWritable, "before the retry is due nothing changes")
+
+        unlink(stateDir)
+        let logged = capturingLog { store.flushIfDue(now: 0 + store.retryDelay) }
+        XCTAssertTrue(store.isWritable)
+        XCTAssertTrue(logged.contains { $0.contains("takes writes again") })
+        XCTAssertTrue(Files.exists(stateDir + "/" + StateStore.markerName), "the run's marker is written with the first files")
+        let reread = StateStore(directory: stateDir, now: 100, beginsRun: false)
+        XCTAssertEqual(reread.counter(CounterKey.coins), 1)
+        XCTAssertEqual(reread.counter(CounterKey.starts), 1)
+        XCTAssertEqual(reread.best("2048.4x4"), 64)
+        XCTAssertTrue(reread.previousRunCrashed, "the marker says this run is still going")
+        store.close(now: 101)
+        XCTAssertFalse(Files.exists(stateDir + "/" + StateStore.markerName))
     }
 
     func testBadKeysAndValuesAreRefused() throws {

@@ -118,6 +118,48 @@ final class UpdateFromUSBTests: XCTestCase {
         XCTAssertFalse(k.screen.scene is OperatorPage, "then the menu closes as ever: \(String(describing: k.screen.scene))")
     }
 
+    func testVersionsAreOrderedAsDebianOrdersThem() {
+        XCTAssertEqual(SystemVersion.isOlder("2026.12.1", than: "2026.12.10"), true)
+        XCTAssertEqual(SystemVersion.isOlder("2026.12.10", than: "2026.12.9"), false)
+        XCTAssertEqual(SystemVersion.isOlder("2", than: "2"), false)
+        XCTAssertEqual(SystemVersion.isOlder("1", than: "2"), true)
+        XCTAssertEqual(SystemVersion.isOlder("1.9~rc1", than: "1.9"), true, "a release candidate comes before its release")
+        XCTAssertEqual(SystemVersion.isOlder("1.9", than: "1.9+fix1"), true)
+        XCTAssertEqual(SystemVersion.isOlder("1.10", than: "1.9.9"), false)
+        XCTAssertEqual(SystemVersion.isOlder("01.2", than: "1.10"), true, "leading zeros are numbers")
+        XCTAssertNil(SystemVersion.isOlder("9ccb926", than: "2026.12.1"), "a developer's commit id has no order")
+        XCTAssertNil(SystemVersion.isOlder("2026.12.1", than: SystemVersion.unknown))
+        XCTAssertNil(SystemVersion.isOlder("", than: "1"))
+    }
+
+    func testAnOlderBundleIsInstalledOnlyWhenTheOperatorSaysGoBack() throws {
+        let (runner, _) = try makeRunner(self)
+        let k = runner.kiosk
+        k.systemVersion = SystemVersion(version: "2026.12.2", imageID: "boardwalk-qemu-x86_64", slot: "A")
+        let twin = SimulatedUpdater()
+        let bundle = "/media/usb-sda1/boardwalk-2026.12.1.raucb"
+        twin.bundles = [bundle]
+        twin.versions = [bundle: "2026.12.1"]
+        k.updater = twin
+        k.showPage(.update(bundle: bundle))
+        runner.advance(0.4)
+        let words = OperatorWords(.english)
+        try press(runner, words.install)
+        let labels = labelTexts(k.screen.scene!)
+        XCTAssertTrue(labels.contains(words.downgradeQuestion("2026.12.1", running: "2026.12.2")), "\(labels)")
+        try press(runner, words.cancel)
+        XCTAssertEqual(twin.installed, [], "cancelled: nothing installed")
+        try press(runner, words.install)
+        try press(runner, words.downgrade)
+        runner.advance(2)
+        XCTAssertEqual(twin.installed, [bundle])
+    }
+
+    private func labelTexts(_ view: View) -> [String] {
+        guard !view.isHidden else { return [] }
+        return ((view as? Label).map { [$0.text] } ?? []) + view.subviews.flatMap(labelTexts)
+    }
+
     func testBundlesAreFoundOnMountedSticksOnly() throws {
         let stick = try makeTemporaryDirectory(self)
         for name in ["b-2.raucb", "a-1.raucb", "notes.txt", ".hidden.raucb"] { try writeFile(stick + "/" + name, "x") }
