@@ -1,4 +1,5 @@
 import Graphics
+import Platform
 import Input
 import UI
 
@@ -46,10 +47,10 @@ final class BooksPage: OperatorPage {
         add(table, height: 0) { [weak self] in self?.table.setNeedsDisplay() }
         let export = Button(words.exportUSB, kind: .secondary)
         export.action = { [weak self] in
-            switch c.exportBooks() {
-            case .success(let path): self?.show(words.exported(path), error: false)
-            case .failure(let problem): self?.show(words.exportFailed(problem.description), error: true)
-            }
+            guard let self, self.exporting == nil else { return }
+            self.show(words.exporting, error: false)
+            self.exporting = c.exportBooks()
+            self.takeExport()
         }
         let reset = Button(words.reset, kind: .secondary)
         reset.action = { [weak self] in
@@ -58,6 +59,25 @@ final class BooksPage: OperatorPage {
         add(SettingRow(name: words.books, buttons: [export, reset]))
         add(status, height: 24)
         refresh()
+    }
+
+    /// The export while it writes (off the run loop).
+    private var exporting: BackgroundResult<Result<String, Bookkeeping.Problem>>?
+
+    private func takeExport() {
+        guard let result = exporting?.value else { return }
+        exporting = nil
+        switch result {
+        case .success(let path): show(words.exported(path), error: false)
+        case .failure(let problem): show(words.exportFailed(problem.description), error: true)
+        }
+    }
+
+    override var isLive: Bool { exporting != nil }
+
+    override func update(dt: Double) {
+        super.update(dt: dt)
+        if exporting != nil { takeExport() }
     }
 
     private func show(_ text: String, error: Bool) {

@@ -46,9 +46,10 @@ public final class Kiosk {
     var pin: PINEntry
     /// A PIN being checked off the run loop (`PINFlow.swift`).
     var pinCheck: PINCheck?
-    /// Whether the PIN's hash is worked out on a thread of its own (the live kiosk) or at
-    /// once (headless runs and tests, on their virtual clock).
-    public var checksPINInBackground = false
+    /// Whether slow work (the PIN's hash, reading and writing USB sticks) runs on a thread
+    /// of its own (the live kiosk) or at once (headless runs and tests, on their virtual
+    /// clock).
+    public var worksInBackground = false
     private var gestures: GestureRecognizer
     var now: Double
     /// A finished game waiting to ask for initials (`HighScoreFlow.swift`).
@@ -444,15 +445,21 @@ extension Kiosk: OperatorControls {
     }
     public var credits: Int { creditMeter.credits }
     public var books: Bookkeeping { store.bookkeeping(games: catalog.ids, now: now) }
-    public func exportBooks() -> Result<String, Bookkeeping.Problem> {
-        let mounts = (try? Files.readText("/proc/self/mounts")) ?? ""
+    public func exportBooks() -> BackgroundResult<Result<String, Bookkeeping.Problem>> {
         let epoch = store.wallTime(now: now)
-        let result = USBExport.export(books.csv(exportedAt: epoch), mounts: mounts, epoch: epoch)
-        switch result {
-        case .success(let path): Log.info("bookkeeping: exported to \(path)")
-        case .failure(let problem): Log.warning("bookkeeping: export failed: \(problem)")
+        let csv = books.csv(exportedAt: epoch)
+        // A stick can stall for seconds (a worn one, a hostile one): never on the run loop.
+        return BackgroundResult("usb-export", inBackground: worksInBackground) {
+            let result = USBExport.export(csv, mounts: (try? Files.readText("/proc/self/mounts")) ?? "", epoch: epoch)
+            switch result {
+            case .success(let path): Log.info("bookkeeping: exported to \(path)")
+            case .failure(let problem): Log.warning("bookkeeping: export failed: \(problem)")
+            }
+            return result
         }
-        return result
+    }
+    public func findBundles() -> BackgroundResult<[String]> {
+        BackgroundResult("usb-bundles", inBackground: worksInBackground, updater.bundleFinder)
     }
     public func value(of key: String) -> String { settings.value(for: key) ?? "" }
     /// Saves the operator's choice and applies it to the running kiosk at once.

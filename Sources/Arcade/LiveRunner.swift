@@ -99,7 +99,7 @@ public final class LiveRunner {
         kiosk.systemVersion = version
         kiosk.updater = RaucUpdater()
         // The PIN's PBKDF2 must not stop the frames and the watchdog's feeding.
-        kiosk.checksPINInBackground = true
+        kiosk.worksInBackground = true
         Log.notice("system: \(version.summary)")
         wireKiosk()
     }

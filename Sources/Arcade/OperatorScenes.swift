@@ -1,4 +1,5 @@
 import Graphics
+import Platform
 import Input
 import UI
 #if canImport(Glibc)
@@ -120,8 +121,10 @@ public protocol OperatorControls: AnyObject {
     /// Credits on the meter now.
     var credits: Int { get }
     var books: Bookkeeping { get }
-    /// Writes the books as CSV to a mounted USB stick: the file, or why not.
-    func exportBooks() -> Result<String, Bookkeeping.Problem>
+    /// Writes the books as CSV to a mounted USB stick, off the run loop: the file, or why not.
+    func exportBooks() -> BackgroundResult<Result<String, Bookkeeping.Problem>>
+    /// Update bundles on the sticks (`SystemUpdater.findBundles`), looked for off the run loop.
+    func findBundles() -> BackgroundResult<[String]>
     func resetBooks()
     func showPage(_ page: OperatorPageKind)
     /// Any setting by its config key, in its text form (the pages for screen care, hours
@@ -331,12 +334,32 @@ public final class OperatorScene: Scene {
         var bundle: String?
         update.action = { if let bundle { c.showPage(.update(bundle: bundle)) } }
         refreshers.append { [weak self] in
-            guard self?.tabs.selectedIndex == 3 else { return }
-            bundle = c.updater.findBundles().first
-            updateRow.valueLabel.text = bundle.map(UpdatePage.fileName) ?? words.noBundle
-            update.isEnabled = bundle != nil
+            guard let self, self.tabs.selectedIndex == 3, self.bundleLookup == nil else { return }
+            self.bundleLookup = c.findBundles()
+            self.showBundle = { found in
+                bundle = found
+                updateRow.valueLabel.text = found.map(UpdatePage.fileName) ?? words.noBundle
+                update.isEnabled = found != nil
+            }
+            self.takeBundleLookup()
         }
         add(updateRow, page: 3)
+    }
+
+    /// The System tab's look for bundles while it runs (`findBundles`), and what shows it.
+    private var bundleLookup: BackgroundResult<[String]>?
+    private var showBundle: ((String?) -> Void)?
+
+    private func takeBundleLookup() {
+        guard let found = bundleLookup?.value else { return }
+        bundleLookup = nil
+        showBundle?(found.first)
+    }
+
+    public override var isLive: Bool { bundleLookup != nil }
+
+    public override func update(dt: Double) {
+        if bundleLookup != nil { takeBundleLookup() }
     }
 
     public func refresh() { refreshers.forEach { $0() } }

@@ -99,6 +99,7 @@ struct OperatorWords {
     var resetBooksMessage: String {
         t("Plays, times, coins and the rest start again from zero. Credits left stay.", "局数、时间、投币等从零开始；剩余的币保留。")
     }
+    var exporting: String { t("Writing to the USB stick…", "正在写入U盘…") }
     func exported(_ path: String) -> String { t("Written to \(path)", "已写入 \(path)") }
     func exportFailed(_ why: String) -> String { t("Not exported: \(why)", "未导出：\(why)") }
     func duration(_ seconds: Int) -> String {

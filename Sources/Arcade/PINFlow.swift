@@ -43,7 +43,7 @@ extension Kiosk {
         case .decided(let outcome):
             answer(outcome, on: pad)
         case .check(let attempt):
-            let verdict = BackgroundResult("pin-check", inBackground: checksPINInBackground) { attempt.isRight() }
+            let verdict = BackgroundResult("pin-check", inBackground: worksInBackground) { attempt.isRight() }
             pinCheck = PINCheck(attempt: attempt, verdict: verdict, pad: pad)
             pad.isChecking = true
             finishPINCheck()

@@ -25,8 +25,8 @@ public final class RaucUpdater: SystemUpdater, @unchecked Sendable {
 
     deinit { pthread_mutex_destroy(&lock) }
 
-    public func findBundles() -> [String] {
-        USBBundles.find(mounts: (try? Files.readText(mountsPath)) ?? "")
+    public var bundleFinder: @Sendable () -> [String] {
+        { [mountsPath] in USBBundles.find(mounts: (try? Files.readText(mountsPath)) ?? "") }
     }
 
     public func poll() -> UpdateState {

@@ -24,8 +24,9 @@ public enum UpdateState: Equatable, Sendable {
 /// tests and headless runs (`SimulatedUpdater`). Work runs off the run loop; the page
 /// polls it on its frames.
 public protocol SystemUpdater: AnyObject {
-    /// Update bundles (`*.raucb`) at the top of mounted USB sticks, sorted.
-    func findBundles() -> [String]
+    /// What finds update bundles (`*.raucb`) at the top of mounted USB sticks, sorted: a
+    /// function that may run on another thread (a stick can stall).
+    var bundleFinder: @Sendable () -> [String] { get }
     /// Starts reading a bundle's version: `.inspecting`, then `.ready` or `.failed`.
     func inspect(_ bundle: String)
     /// Starts installing an inspected bundle: `.installing`..., then `.installed` or `.failed`.
@@ -38,18 +39,24 @@ public protocol SystemUpdater: AnyObject {
 }
 
 extension SystemUpdater {
+    /// The bundles on the sticks now, on the caller's thread.
+    func findBundles() -> [String] { bundleFinder() }
+
     /// The bundle file's name, for the screen.
     static func fileName(_ path: String) -> String { path.split(separator: "/").last.map(String.init) ?? path }
 }
 
 /// Bundles on sticks: the mount points `USBExport` finds (mounted `/dev/sd*` file systems),
-/// each one's top-level `*.raucb` files.
+/// each one's top-level `*.raucb` files that are regular files (not a FIFO that would hang
+/// the reader, a device, or a link out of the stick).
 enum USBBundles {
-    static func find(mounts: String, list: (String) -> [String] = Files.listDirectory) -> [String] {
+    static func find(mounts: String, list: (String) -> [String] = Files.listDirectory,
+                     isRegularFile: (String) -> Bool = Files.isRegularFile) -> [String] {
         var out: [String] = []
         for point in USBExport.mountPoints(mounts) {
             for name in list(point).sorted() where name.hasSuffix(".raucb") && !name.hasPrefix(".") {
-                out.append(point + "/" + name)
+                let path = point + "/" + name
+                if isRegularFile(path) { out.append(path) }
             }
         }
         return out
@@ -79,7 +86,7 @@ public final class SimulatedUpdater: SystemUpdater {
 
     public init() {}
 
-    public func findBundles() -> [String] { bundles }
+    public var bundleFinder: @Sendable () -> [String] { { [bundles] in bundles } }
 
     public func inspect(_ bundle: String) {
         _state = .inspecting(bundle: bundle)

@@ -13,6 +13,12 @@ public enum Files {
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
+    /// A regular file itself: not a link (to anything), a FIFO, a device or a directory.
+    public static func isRegularFile(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+    }
+
     public static func readBytes(_ path: String) throws(SystemError) -> [UInt8] {
         let fd = try retryingEINTR("open", path) { open(path, O_RDONLY | O_CLOEXEC) }
         defer { close(fd) }

@@ -87,9 +87,21 @@ final class BookkeepingTests: XCTestCase {
         /dev/mmcblk0p3 /var/lib/boardwalk ext4 rw 0 0
         /dev/sda2 /boot/efi vfat rw 0 0
         /dev/sdb1 /media/USB\\040STICK vfat rw,uid=999 0 0
+        /dev/sdc1 /media/strangers-ext4 ext4 rw 0 0
+        /dev/sdd1 /media/ntfs ntfs3 rw 0 0
         tmpfs /run tmpfs rw 0 0
         """
-        XCTAssertEqual(USBExport.mountPoints(mounts), ["/media/USB STICK"])
+        XCTAssertEqual(USBExport.mountPoints(mounts), ["/media/USB STICK"], "FAT and exFAT only")
+        // A Pi booted from a USB disk: its own partitions are never a stick.
+        let usbBoot = """
+        /dev/sda2 / ext4 ro 0 0
+        /dev/sda3 /var/lib/boardwalk vfat rw 0 0
+        /dev/sdb1 /run/boardwalk-usb/sdb1 exfat rw 0 0
+        """
+        XCTAssertEqual(USBExport.mountPoints(usbBoot), ["/run/boardwalk-usb/sdb1"])
+        XCTAssertEqual(USBExport.disk(ofPartition: "/dev/mmcblk0p5"), "mmcblk0")
+        XCTAssertEqual(USBExport.disk(ofPartition: "/dev/nvme0n1p2"), "nvme0n1")
+        XCTAssertEqual(USBExport.disk(ofPartition: "/dev/sdb12"), "sdb")
         let stick = try makeTemporaryDirectory(self)
         let epoch = 1_796_000_000
         let path = try USBExport.export("item,game,value\n", mounts: "/dev/sdc1 \(stick) exfat rw 0 0\n", epoch: epoch).get()

@@ -96,7 +96,7 @@ final class PINCheckInBackgroundTests: XCTestCase {
 
     private func makeLiveLikeRunner() throws -> (HeadlessRunner, StateStore) {
         let (runner, store) = try makeRunner(self) { $0.kiosk.operatorPIN = slowPIN }
-        runner.kiosk.checksPINInBackground = true
+        runner.kiosk.worksInBackground = true
         return (runner, store)
     }
 

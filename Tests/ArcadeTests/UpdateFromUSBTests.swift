@@ -172,6 +172,12 @@ final class UpdateFromUSBTests: XCTestCase {
             """
         XCTAssertEqual(USBBundles.find(mounts: mounts), [stick + "/a-1.raucb", stick + "/b-2.raucb"])
         XCTAssertEqual(USBBundles.find(mounts: ""), [])
+        // A hostile stick: a FIFO (RAUC would wait on it for ever), a link out of the stick,
+        // a directory: none is a bundle.
+        XCTAssertEqual(mkfifo(stick + "/fifo.raucb", 0o644), 0)
+        XCTAssertEqual(symlink(other + "/c.raucb", stick + "/link.raucb"), 0)
+        XCTAssertEqual(mkdir(stick + "/dir.raucb", 0o755), 0)
+        XCTAssertEqual(USBBundles.find(mounts: mounts), [stick + "/a-1.raucb", stick + "/b-2.raucb"])
     }
 
     func testRaucAnswersAreRead() {
