@@ -349,22 +349,86 @@ class SystemTest:
         raise Failed("no tap raised the score: " + "; ".join(attempts))
 
     def coin(self):
-        """A coin: the board profile makes KEY_5 the coin mech; QEMU's keyboard presses 5.
-        The kiosk counts it in the state directory's counters, written before it is logged.
-        That it survives an immediate power-off is `coin_power_cut`'s."""
+        """A coin: KEY_5 on the coin mech's own device (the profile's `[coin] device`), sent
+        through QMP. The kiosk counts it in the state directory's counters, written before it
+        is logged. Then a stranger hot-plugs a keyboard and types 5 (and the passer-by's
+        keyboard too): no coin. That a coin survives an immediate power-off is
+        `coin_power_cut`'s."""
         def coins():
             rc, out = self.sh("sed -n 's/^coins=//p' /var/lib/boardwalk/counters")
             return int(out.strip() or 0) if rc == 0 else 0
         before = coins()
-        self.vb.chord("5")
+        self.vb.coin()
         deadline = time.monotonic() + 30
         while coins() < before + 1 and time.monotonic() < deadline:
             time.sleep(1.0)
         after = coins()
-        check(after == before + 1, f"coins in the state's counters went {before} -> {after} after one coin key press")
+        check(after == before + 1, f"coins in the state's counters went {before} -> {after} after one coin from the mech")
         line = self.wait_journal(f"coin: {after} since", 30)
         check(line is not None, "the journal has no 'coin:' line")
-        return f"coins {before} -> {after} on disk; journal: {line}"
+        def keyboards():
+            rc, out = self.sh("journalctl -b -u boardwalk.service --no-pager -o cat | grep -c '\": keyboard$'")
+            return int(out.strip() or 0)
+        known = keyboards()
+        self.vb.plug_keyboard("stranger")
+        deadline = time.monotonic() + 60
+        while keyboards() <= known and time.monotonic() < deadline:
+            time.sleep(2.0)
+        check(keyboards() > known, "the kiosk never opened the hot-plugged keyboard")
+        for _ in range(3):
+            self.vb.chord("5")
+            time.sleep(0.3)
+        time.sleep(3.0)
+        stranger = coins()
+        check(stranger == after, f"a hot-plugged keyboard typing 5 moved the coins {after} -> {stranger}")
+        return f"coins {before} -> {after} on disk; journal: {line}; a hot-plugged keyboard typing 5 three times: still {stranger}"
+
+    def state_unwritable(self):
+        """The state partition full (ENOSPC), then remounted read-only (as ext4 does after
+        an error): a coin is kept in memory and the journal says the partition cannot be
+        written; once it takes writes again (the filler removed, remounted read-write) the
+        next coin writes both, with the same kiosk process (no restart)."""
+        def coins_on_disk():
+            rc, out = self.sh("sed -n 's/^coins=//p' /var/lib/boardwalk/counters")
+            return int(out.strip() or 0) if rc == 0 else -1
+
+        def journal_count(pattern):
+            rc, out = self.sh(f"journalctl -b -u boardwalk.service --no-pager -o cat | grep -c -e '{pattern}'")
+            return int(out.strip() or 0)
+
+        def wait_for(condition, timeout=45):
+            deadline = time.monotonic() + timeout
+            while not condition() and time.monotonic() < deadline:
+                time.sleep(1.0)
+            return condition()
+
+        pid = self.unit("MainPID")["MainPID"]
+        details = []
+        for fault, breaks, mends in (
+                ("full", "dd if=/dev/zero of=/var/lib/boardwalk/filler bs=64k 2>/dev/null; sync; "
+                         "df -k --output=avail /var/lib/boardwalk | tail -1",
+                 "rm -f /var/lib/boardwalk/filler; sync"),
+                ("read-only", "mount -o remount,ro /var/lib/boardwalk && findmnt -no OPTIONS /var/lib/boardwalk",
+                 "mount -o remount,rw /var/lib/boardwalk")):
+            before = coins_on_disk()
+            errors, mended = journal_count("state: cannot write"), journal_count("takes writes again")
+            rc, broken = self.sh(breaks, timeout=120)
+            check(rc == 0, f"{fault}: could not break the partition: {broken.strip()}")
+            self.vb.coin()
+            check(wait_for(lambda: journal_count("state: cannot write") > errors),
+                  f"{fault}: a coin on an unwritable partition, but the journal never said it cannot write")
+            check(journal_count("in memory: the state partition cannot be written") > 0,
+                  f"{fault}: the coin's journal line does not say it is kept in memory")
+            check(coins_on_disk() == before, f"{fault}: the counters on disk changed ({before} -> {coins_on_disk()})")
+            rc, out = self.sh(mends)
+            check(rc == 0, f"{fault}: could not mend the partition: {out.strip()}")
+            self.vb.coin()
+            check(wait_for(lambda: coins_on_disk() == before + 2),
+                  f"{fault}: after mending, the counters say {coins_on_disk()} coins, not {before + 2}")
+            check(journal_count("takes writes again") > mended, f"{fault}: the journal never said the writes came back")
+            details.append(f"{fault} ({broken.strip()}): coins {before} -> {before + 2} once mended")
+        check(self.unit("MainPID")["MainPID"] == pid, "the kiosk restarted on the way")
+        return "; ".join(details) + "; same process"
 
     def metrics(self):
         """The fleet's view: the node exporter on the board, scraped from this machine through
@@ -407,7 +471,7 @@ class SystemTest:
             return sum(v for k, v in series.items() if k[0] == name)
         plays0, coins0 = total("boardwalk_plays_total"), total("boardwalk_coins_total")
         # A coin, then a game opened with a tap on the menu's second tile, and back.
-        self.vb.chord("5")
+        self.vb.coin()
         w, h = self.size
         self.vb.tap(int(w * 0.375), int(h * 0.55), w, h)
         time.sleep(4.0)
@@ -720,7 +784,7 @@ def coin_power_cut(kernel, initrd, cmdline, workdir, results, arch="amd64"):
     vb = None
     try:
         vb, t = boot()
-        vb.chord("5")
+        vb.coin()
         line = t.wait_journal("coin: 1 since", 60)
         check(line, "the kiosk never logged the coin")
         # Power off now: QEMU quits with the guest running (no unmount, no sync).
@@ -1076,7 +1140,7 @@ def ab_updates(binary, workdir, results, testdata, steps):
         # and so never saw it.
         for attempt in range(3):
             ab.t.wait_active(180)
-            vb.chord("5")
+            vb.coin()
             deadline = time.monotonic() + 40
             while ab.facts().get("coins") is None and time.monotonic() < deadline:
                 time.sleep(2.0)
@@ -1188,7 +1252,8 @@ def classic_board(args, arch, testdata, host_binary, results):
             # board's profile has none, so its root stays without the exporter's packages).
             ("metrics: the node exporter, scraped from the host, has the kiosk's version, a coin and a play", t.metrics),
         ] if vb.exporter_port else []) + [
-            ("a coin key press through QMP is counted in the state directory", t.coin),
+            ("a coin from the mech's own device is counted; a hot-plugged keyboard's 5 is not", t.coin),
+            ("a full, then a read-only state partition: coins kept in memory and saved once it takes writes", t.state_unwritable),
             ("idle menu: CPU per thread, once started", t.idle_cpu),
             ("tap through the virtio tablet; sound in the wav", t.tap_and_sound),
             ("replayed touchscreen recording (evemu)", t.evemu),

@@ -288,13 +288,17 @@ MACHINES = {
               "-audiodev", "wav,id=snd0,path={wav}", "-device", "AC97,audiodev=snd0"],
     # Debian's arm64 kernel has no AC97 and intel-hda's codecs don't probe under TCG: USB
     # audio on xhci.
+    # `virt` has no hot-pluggable slot on its root bus: a PCIe root port gives one (the
+    # stranger's keyboard, plug_keyboard).
     "arm64": ["qemu-system-aarch64", "-M", "virt", "-cpu", "cortex-a72",
               "-audiodev", "wav,id=snd0,path={wav}", "-device", "qemu-xhci",
-              "-device", "usb-audio,audiodev=snd0"],
+              "-device", "usb-audio,audiodev=snd0", "-device", "pcie-root-port,id=hotplug0,chassis=1"],
 }
 
 
 PROFILES = {"amd64": "qemu-x86_64", "arm64": "qemu-arm64"}
+# The coin mech's serial number: the evdev uniq the profiles' `[coin] device` names.
+COIN_MECH_SERIAL = "coin-mech"
 
 
 def profile_value(arch, section, key):
@@ -396,10 +400,14 @@ class VirtualBoard:
             "-accel", "tcg,thread=multi", "-m", str(self.memory_mb), "-smp", "1" if self.boot_disk else "2",
             "-nodefaults", "-no-user-config", "-no-reboot",
         ] + machine[1:] + [
-            "-device", "virtio-gpu-pci",
+            "-device", "virtio-gpu-pci,id=video0",
             "-device", "virtio-tablet-pci",
             # A keyboard plugged into the kiosk (QMP send-key): the passer-by test.
             "-device", "virtio-keyboard-pci",
+            # The coin mech: a keyboard of its own whose serial (the evdev uniq) the profile's
+            # `[coin] device` names. Bound to the display's console, so QMP events aimed at
+            # video0 reach it alone (coin()); events aimed at no device go to the keyboard.
+            "-device", f"virtio-keyboard-pci,serial={COIN_MECH_SERIAL},display=video0",
             "-device", "virtio-serial-pci",
             "-chardev", f"socket,id=shell,path={self.shell_path},server=on,wait=off",
             "-device", "virtserialport,chardev=shell,name=bw.shell",
@@ -577,6 +585,23 @@ class VirtualBoard:
         self.pointer(x, y, width, height, True)
         time.sleep(hold)
         self.pointer(x, y, width, height, False)
+
+    def coin(self, hold=0.1):
+        """One coin through the coin mech (KEY_5 on its own device, as a gpio-keys pin)."""
+        def event(down):
+            return {"device": "video0", "head": 0,
+                    "events": [{"type": "key", "data": {"down": down, "key": {"type": "qcode", "data": "5"}}}]}
+        self.qmp("input-send-event", event(True))
+        time.sleep(hold)
+        self.qmp("input-send-event", event(False))
+
+    def plug_keyboard(self, name):
+        """Hot-plugs another virtio keyboard (a stranger's USB keyboard); keys sent to no
+        device then go to it, the newest one the guest opened."""
+        args = {"driver": "virtio-keyboard-pci", "id": name}
+        if self.arch == "arm64":
+            args["bus"] = "hotplug0"
+        self.qmp("device_add", args)
 
     def key(self, qcode):
         """Presses and releases one key on the guest's keyboard (a QEMU qcode: "esc")."""
