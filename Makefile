@@ -36,6 +36,7 @@ unit-test: test-deps
 	python3 scripts/check-imports.py
 	scripts/copy-kernels-check.sh
 	python3 images/rpi/test_tryboot_backend.py
+	python3 images/rpi/test_overlays.py
 	python3 images/test_slot_check.py
 	$(SWIFT) build --build-tests
 	$(STAMP) swift test

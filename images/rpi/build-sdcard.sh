@@ -49,7 +49,7 @@ profile=$BW_REPO/boards/$board.conf
 [ -f "$profile" ] || bw_die "no board profile $profile"
 [ "$(bw_profile_get "$profile" board arch)" = arm64 ] || bw_die "$board is not an arm64 board"
 [ "$(id -u)" = 0 ] || bw_die "needs root (file owners and device nodes in the root)"
-for tool in mmdebstrap mkfs.vfat mcopy mkfs.ext4 sfdisk readelf systemd-sysusers rauc mksquashfs openssl; do
+for tool in mmdebstrap mkfs.vfat mcopy mkfs.ext4 sfdisk readelf systemd-sysusers rauc mksquashfs openssl dtc; do
     command -v "$tool" >/dev/null || bw_die "$tool is missing (scripts/install-deps.sh arm64)"
 done
 case "$(readelf -h "$bin" 2>/dev/null | sed -n 's/.*Machine: *//p')" in
@@ -85,6 +85,8 @@ if [ -n "${BOARDWALK_RPI_SOURCES:-}" ]; then
         "$BOARDWALK_RPI_SOURCES" >&2
     # Its firmware driver hands the firmware the tryboot flag of `reboot "0 tryboot"`.
     trial=tryboot
+    # Its own overlays (vc4-kms-dsi-7inch, piscreen...) drive the displays, not boards/overlays.
+    own_overlays=no
 else
     kernel=$(bw_profile_get "$profile" boot kernel)
     [ "$kernel" = linux-image-arm64 ] ||
@@ -95,6 +97,7 @@ else
     # Debian's upstream kernel passes the firmware no reboot flags (its Raspberry Pi firmware
     # driver only notifies the reboot): no trial boot, the new slot is switched to directly.
     trial=switch
+    own_overlays=yes
 fi
 
 bw_install_system "$root"
@@ -141,6 +144,23 @@ boot=$root/boot/firmware
 ls "$boot"/start*.elf >/dev/null 2>&1 || bw_die "no start*.elf in /boot/firmware: raspi-firmware did not install"
 compgen -G "$boot/vmlinuz-*" >/dev/null || compgen -G "$boot/kernel*.img" >/dev/null ||
     bw_die "no kernel in /boot/firmware: the kernel hooks did not run"
+# This project's display overlays (boards/overlays), written for Debian's DTBs, which carry
+# __symbols__: the firmware applies those the profile's config.txt names (dtoverlay=boardwalk-*)
+# from overlays/ on the boot partition, as it does raspi-firmware's own. A panel-mipi-dbi
+# panel's init file goes to /usr/lib/firmware, named after the panel's first compatible.
+if [ "$own_overlays" = yes ]; then
+    for name in $(sed -n 's/^dtoverlay=\(boardwalk-[^,[:space:]]*\).*/\1/p' "$config_txt"); do
+        dts=$BW_REPO/boards/overlays/$name.dts
+        [ -f "$dts" ] || bw_die "$(basename "$config_txt") names $name, which is not in boards/overlays"
+        mkdir -p "$boot/overlays"
+        dtc -@ -q -I dts -O dtb -o "$boot/overlays/$name.dtbo" "$dts"
+        for panel in $(sed -n 's/.*compatible = "\([^"]*\)", "panel-mipi-dbi-spi".*/\1/p' "$dts"); do
+            install -d "$root/usr/lib/firmware"
+            python3 "$BW_REPO/boards/overlays/mipi-dbi-cmds.py" "$BW_REPO/boards/overlays/$panel.txt" "$root/usr/lib/firmware/$panel.bin"
+        done
+        bw_log "overlay $name (boards/overlays) on the boot partitions"
+    done
+fi
 # The hooks rewrite config.txt on every kernel update and append
 # /etc/default/raspi-firmware-custom: the profile's lines go there too, so they stay.
 { echo "# boards/$(basename "$config_txt")"; cat "$config_txt"; } > "$root/etc/default/raspi-firmware-custom"

@@ -12,7 +12,9 @@ boot partitions of slots A and B, 4 extended, 5 and 6 equal root slots, 7 state)
 id the slots are named by; autoboot.txt (tryboot_a_b=1, slot A's partition committed, slot
 B's under [tryboot]) and the slots' states beside it; on each boot partition the Pi firmware
 (bootcode.bin, start*.elf, fixup*.dat), the kernel and initramfs that config.txt names, the
-board's DTBs, config.txt with arm_64bit=1 and the profile's lines, cmdline.txt with the
+board's DTBs, config.txt with arm_64bit=1 and the profile's lines, this project's display
+overlays the profile names (as boards/overlays compiles them, applying to the card's own DTB
+with fdtoverlay) and a panel's init file in /usr/lib/firmware, cmdline.txt with the
 profile's line, root= its own slot's partition, rauc.slot= and `ro`; fstab (state `nofail`,
 partition 1 on /boot/firmware, no slot in it); the kernel's modules; the unit enabled; user
 boardwalk owning the state partition; /usr/bin/boardwalk an AArch64 ELF; RAUC: system.conf
@@ -20,7 +22,8 @@ boardwalk owning the state partition; /usr/bin/boardwalk an AArch64 ELF; RAUC: s
 installed and executable, the slot check enabled, and the backend itself answering on the
 card's own files; the bundle: signed by the card's keyring (`rauc info` on this machine),
 its compatible the card's, the version in the card's os-release, a boot and a root image.
-The last line is 'N passed, N failed'. Python 3 standard library; mtools, e2fsprogs, rauc.
+The last line is 'N passed, N failed'. Python 3 standard library; mtools, e2fsprogs, rauc,
+device-tree-compiler.
 """
 import configparser
 import json
@@ -216,6 +219,43 @@ class CardTest:
                 assert line in lines, f"config.txt lacks the profile's line {line!r}"
         return f"arm_64bit=1, kernel={m.group(1)}, initramfs {m2.group(1)}, the profile's lines"
 
+    def overlays(self):
+        """This project's display overlays (dtoverlay=boardwalk-* in config.txt) on a card with
+        Debian's kernel: each on both boot partitions as boards/overlays compiles it, applying
+        to the board's DTB on the card, and a panel-mipi-dbi panel's init file in the root."""
+        fragment = os.path.join(REPO, "boards", profile_get(self.profile, "boot", "config_txt"))
+        names = re.findall(r"^dtoverlay=(boardwalk-[^,\s]+)", open(fragment).read(), re.M)
+        if not self.kernel[-1].endswith("-arm64"):
+            return f"not Debian's kernel ({self.kernel[-1]}): its own overlays instead of {names}"
+        if not names:
+            return "the profile names none"
+        said = []
+        for name in names:
+            dts = os.path.join(REPO, "boards", "overlays", name + ".dts")
+            want = os.path.join(self.tmp, name + ".dtbo")
+            subprocess.run(["dtc", "-@", "-q", "-I", "dts", "-O", "dtb", "-o", want, dts], check=True)
+            for n in (2, 3):
+                assert f"{name}.dtbo" in self.fat_names(n, "::/overlays"), f"overlays/{name}.dtbo missing from boot partition {n}"
+                got = os.path.join(self.tmp, f"{name}-{n}.dtbo")
+                subprocess.run(["mcopy", "-n", "-i", f"{self.image}@@{self.parts[n]['offset']}", f"::/overlays/{name}.dtbo", got],
+                               check=True, env=dict(os.environ, MTOOLS_SKIP_CHECK="1"))
+                assert open(got, "rb").read() == open(want, "rb").read(), f"partition {n}'s {name}.dtbo is not boards/overlays/{name}.dts"
+            src = open(dts).read()
+            dtbs = [d for line in re.findall(r"^// dtbs:(.*)$", src, re.M) for d in line.split()]
+            for dtb in dtbs:
+                assert dtb in self.names[2], f"{dtb} ({name}'s) is not on the card"
+                base, merged = os.path.join(self.tmp, dtb), os.path.join(self.tmp, "merged.dtb")
+                subprocess.run(["mcopy", "-n", "-i", f"{self.image}@@{self.parts[2]['offset']}", f"::/{dtb}", base],
+                               check=True, env=dict(os.environ, MTOOLS_SKIP_CHECK="1"))
+                r = subprocess.run(["fdtoverlay", "-i", base, "-o", merged, want], capture_output=True, text=True)
+                assert r.returncode == 0, f"{name} does not apply to the card's {dtb}: {r.stderr.strip()}"
+            for panel in re.findall(r'compatible = "([^"]+)", "panel-mipi-dbi-spi"', src):
+                blob = self.root_file(f"/usr/lib/firmware/{panel}.bin")
+                assert blob.startswith(b"MIPI DBI" + bytes(7) + b"\x01"), f"/usr/lib/firmware/{panel}.bin is not a MIPI DBI init file"
+                said.append(f"/usr/lib/firmware/{panel}.bin")
+            said.append(f"{name}.dtbo (applies to {', '.join(dtbs)})")
+        return "; ".join(said)
+
     def cmdline_txt(self):
         self.cmdlines = {}
         want = profile_get(self.profile, "boot", "cmdline")
@@ -374,6 +414,7 @@ def main():
         steps = (("autoboot.txt and the slots' states", t.autoboot, ()),
                  ("firmware partitions A and B", t.firmware, ()),
                  ("config.txt", t.config_txt, ("names",)),
+                 ("display overlays", t.overlays, ("names", "kernel")),
                  ("cmdline.txt of each slot", t.cmdline_txt, ()),
                  ("fstab", t.fstab, ()),
                  ("kernel modules", t.modules, ("kernel",)),
