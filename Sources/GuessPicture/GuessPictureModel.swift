@@ -36,9 +36,11 @@ public enum GuessPictureEvent: Equatable, Sendable {
     case wrong
     /// A hint was taken; the score is now `score`.
     case hint(score: Int)
-    /// A new question is showing (after a right answer or "next").
+    /// The question's time ran out: it counts as missed, the next one follows.
+    case timeUp
+    /// A new question is showing (after a right answer, "next" or the clock).
     case newQuestion(index: Int)
-    /// The last question was answered: the end-of-pack screen.
+    /// The round's last question is over: the results.
     case finished(score: Int)
 }
 
@@ -50,6 +52,13 @@ public struct GuessPictureRules: Equatable, Sendable {
     /// Deal the questions in a new order at every start (a kiosk's players see new pictures
     /// first); off, they come in the pack's order.
     public var shufflesQuestions = false
+    /// Questions in a round: a play ends after them, with its score for the high-score
+    /// table (an arcade sells a game, not an evening). 0: the whole pack is one round.
+    /// Each new round goes on through the dealt pack, so a regular sees new pictures.
+    public var roundLength = 10
+    /// Seconds for each question before it counts as missed (0: no clock): a player who
+    /// walks away, or is stuck, still reaches the end of the round.
+    public var secondsPerQuestion = 45.0
 
     public init() {}
 }
@@ -85,9 +94,14 @@ public struct GuessPictureModel: Sendable {
     public private(set) var optionHidden: [Bool] = []
     /// Per answer slot: the option whose character fills it, or nil when empty.
     public private(set) var slots: [Int?] = []
-    /// Questions answered right and hints taken in this run (for the end-of-pack screen).
+    /// Questions answered right and hints taken in this round (for the results).
     public private(set) var answeredRight = 0
     public private(set) var hintsUsed = 0
+    /// Where this round began in `questions`, and how many questions it has.
+    public private(set) var roundStart = 0
+    public private(set) var roundCount = 0
+    /// Seconds left for the current question (`rules.secondsPerQuestion`; infinite without a clock).
+    public private(set) var timeLeft = Double.infinity
     private var random: SeededRandom
 
     /// A game over the questions in order. An empty list starts finished.
@@ -99,7 +113,7 @@ public struct GuessPictureModel: Sendable {
             phase = .finished
         } else {
             if rules.shufflesQuestions { random.shuffle(&self.questions) }
-            load(0)
+            beginRound(at: 0)
         }
     }
 
@@ -109,16 +123,24 @@ public struct GuessPictureModel: Sendable {
         questions.indices.contains(index) ? questions[index] : nil
     }
 
-    /// "3/120".
-    public var progressText: String { "\(min(index + 1, questions.count))/\(questions.count)" }
+    /// "3/10": the question within the round.
+    public var progressText: String { "\(min(index - roundStart + 1, roundCount))/\(roundCount)" }
+
+    /// Whether this question's number is the round's last.
+    public var isLastOfRound: Bool { index + 1 >= roundStart + roundCount }
+
+    /// Whole seconds left on the clock, for the screen (nil without a clock).
+    public var secondsLeftText: Int? {
+        timeLeft.isFinite && phase != .finished ? Int(max(0, timeLeft).rounded(.up)) : nil
+    }
 
     /// The character in each slot (nil for an empty one).
     public var slotCharacters: [Character?] {
         slots.map { $0.map { options[$0] } }
     }
 
-    /// "Next" is disabled on the last question (and once the pack is done).
-    public var canGoNext: Bool { phase == .playing && index + 1 < questions.count }
+    /// "Next" is disabled on the round's last question (and once the round is done).
+    public var canGoNext: Bool { phase == .playing && !isLastOfRound }
 
     public var isFinished: Bool { phase == .finished }
 
@@ -183,17 +205,52 @@ public struct GuessPictureModel: Sendable {
         return [.newQuestion(index: index)]
     }
 
-    /// Lets time pass: after a right answer, the next question (or the end) comes when the
+    /// Lets time pass: the question's clock runs down (at zero it is missed and the round
+    /// goes on); after a right answer, the next question (or the results) comes when the
     /// delay is over.
     @discardableResult
     public mutating func advance(by seconds: Double) -> [GuessPictureEvent] {
-        guard case .advancing(let remaining) = phase, seconds.isFinite, seconds > 0 else { return [] }
-        let left = remaining - seconds
-        if left > 1e-9 {
-            phase = .advancing(remaining: left)
+        guard seconds.isFinite, seconds > 0 else { return [] }
+        switch phase {
+        case .playing:
+            guard timeLeft.isFinite else { return [] }
+            timeLeft -= seconds
+            guard timeLeft <= 1e-9 else { return [] }
+            timeLeft = 0
+            return [.timeUp] + moveOn()
+        case .advancing(let remaining):
+            let left = remaining - seconds
+            if left > 1e-9 {
+                phase = .advancing(remaining: left)
+                return []
+            }
+            return moveOn()
+        case .finished:
             return []
         }
-        if index + 1 < questions.count {
+    }
+
+    /// A new round with a zero score: the next questions of the dealt pack, dealt anew
+    /// once it is used up.
+    public mutating func restart() {
+        score = 0
+        answeredRight = 0
+        hintsUsed = 0
+        if questions.isEmpty {
+            phase = .finished
+            return
+        }
+        var next = roundStart + roundCount
+        if next + (rules.roundLength > 0 ? rules.roundLength : questions.count) > questions.count {
+            if rules.shufflesQuestions { random.shuffle(&questions) }
+            next = 0
+        }
+        beginRound(at: next)
+    }
+
+    /// The next question of the round, or the results after its last.
+    private mutating func moveOn() -> [GuessPictureEvent] {
+        if !isLastOfRound {
             load(index + 1)
             return [.newQuestion(index: index)]
         }
@@ -201,17 +258,11 @@ public struct GuessPictureModel: Sendable {
         return [.finished(score: score)]
     }
 
-    /// Starts the pack again from the first question with a zero score.
-    public mutating func restart() {
-        score = 0
-        answeredRight = 0
-        hintsUsed = 0
-        if questions.isEmpty {
-            phase = .finished
-        } else {
-            if rules.shufflesQuestions { random.shuffle(&questions) }
-            load(0)
-        }
+    private mutating func beginRound(at start: Int) {
+        roundStart = start
+        let length = rules.roundLength > 0 ? rules.roundLength : questions.count
+        roundCount = min(length, questions.count - start)
+        load(start)
     }
 
     private mutating func judgeIfFull(_ events: inout [GuessPictureEvent]) {
@@ -231,6 +282,7 @@ public struct GuessPictureModel: Sendable {
     private mutating func load(_ newIndex: Int) {
         index = newIndex
         phase = .playing
+        timeLeft = rules.secondsPerQuestion > 0 ? rules.secondsPerQuestion : .infinity
         judgement = .incomplete
         let question = questions[newIndex]
         options = question.options

@@ -8,9 +8,11 @@ import UI
 import Glibc
 #endif
 
-/// Guess Picture (超级猜图) on screen: the picture, its category, "n/total", the score, one
-/// slot per answer character, 21 option buttons in 7 columns, and hint / big picture / next.
-/// The rules live in `GuessPictureModel`; this view feeds it taps and time.
+/// Guess Picture (超级猜图) on screen: the picture, its category, "n/10" and the question's
+/// clock, the score, one slot per answer character, 21 option buttons in 7 columns, and
+/// hint / big picture / next. A play is a round of ten questions, each on a 45 s clock;
+/// then the results, and the kiosk's initials when the score makes the table. The rules
+/// live in `GuessPictureModel`; this view feeds it taps and time.
 public final class GuessPictureScene: GameScene {
     public override var isAutoplaying: Bool {
         didSet { if isAutoplaying != oldValue { autoplayer = GuessPictureAutoplayer(seed: seed &+ 7) } }
@@ -94,8 +96,8 @@ public final class GuessPictureScene: GameScene {
         syncQuestion()
     }
 
-    /// Best scores are kept per pack language: the packs differ.
-    static func bestKey(packLanguage: String) -> String { StorageKeys(namespace: "guess").best(packLanguage) }
+    /// Best scores are kept per pack language (the packs differ), for a round.
+    static func bestKey(packLanguage: String) -> String { StorageKeys(namespace: "guess").best(packLanguage + ".round") }
     private var bestKey: String { Self.bestKey(packLanguage: pack?.language ?? language.rawValue) }
 
     // MARK: - Layout
@@ -206,7 +208,9 @@ public final class GuessPictureScene: GameScene {
             button.isHidden = pack == nil || index >= game.optionHidden.count || game.optionHidden[index]
         }
         scoreLabel.text = "★ \(game.score)"
-        progressLabel.text = pack == nil ? "" : game.progressText
+        shownSeconds = game.secondsLeftText
+        progressLabel.text = pack == nil ? "" : game.progressText + (shownSeconds.map { text(" · \($0) s", " · \($0) 秒") } ?? "")
+        progressLabel.style = Theme.body.with(color: (shownSeconds ?? 99) <= 10 ? Theme.error : Theme.textDim, alignment: .right)
         nextButton.isEnabled = game.canGoNext
         hintButton.isEnabled = game.canHint
         // A hint is paid from the score, so it waits until the score covers it; the button
@@ -255,6 +259,10 @@ public final class GuessPictureScene: GameScene {
             case .wrong:
                 sound.play(.wrongAnswer)
                 shake(slotRow)
+            case .timeUp:
+                sound.play(.wrongAnswer)
+                shake(pictureCard)
+                hideBigPicture()
             case .hint:
                 sound.play(.hint)
             case .newQuestion:
@@ -263,7 +271,7 @@ public final class GuessPictureScene: GameScene {
                 sound.play(.win)
                 if score > best && !isAutoplaying { best = score }
                 saveBest()
-                showEndOfPack()
+                showResults()
                 reportResult(score, variantKey: bestKey)
             }
         }
@@ -300,13 +308,13 @@ public final class GuessPictureScene: GameScene {
         overlay.shrink(animator: animator)
     }
 
-    private func showEndOfPack() {
-        let overlay = EndOfPackOverlay(
-            title: text("Pack complete!", "全部答完！"),
+    private func showResults() {
+        let overlay = RoundResultsOverlay(
+            title: text("Round over!", "本轮结束！"),
             lines: [
                 text("Score \(game.score)", "得分 \(game.score)"),
-                text("Right answers \(game.answeredRight)/\(game.questions.count)   Hints \(game.hintsUsed)",
-                     "答对 \(game.answeredRight)/\(game.questions.count)   提示 \(game.hintsUsed)"),
+                text("Right answers \(game.answeredRight)/\(game.roundCount)   Hints \(game.hintsUsed)",
+                     "答对 \(game.answeredRight)/\(game.roundCount)   提示 \(game.hintsUsed)"),
                 text("Best \(best)", "最高 \(best)"),
             ],
             buttonTitle: text("Play again", "再玩一次"))
@@ -333,11 +341,17 @@ public final class GuessPictureScene: GameScene {
     public override var isLive: Bool {
         guard !isPaused else { return false }
         if case .advancing = game.phase { return true }
+        // The question's clock: frames while it runs (the label changes once a second).
+        if game.phase == .playing && game.timeLeft.isFinite && pack != nil { return true }
         return isAutoplaying && !game.isFinished
     }
 
+    /// The clock's whole seconds on screen, to redraw the label only when they change.
+    private var shownSeconds: Int?
+
     public override func update(dt: Double) {
         guard !isPaused, dt > 0 else { return }
+        defer { if game.secondsLeftText != shownSeconds { syncState() } }
         if isAutoplaying, bigPicture == nil, let action = autoplayer.action(after: dt, in: game) {
             isDrivenByAutoplayer = true
             switch action {

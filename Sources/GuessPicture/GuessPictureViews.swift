@@ -145,8 +145,8 @@ final class BigPictureOverlay: View {
     }
 }
 
-/// The end-of-pack screen: the score, the right answers, the best, and "play again".
-final class EndOfPackOverlay: GameOverlay {
+/// The end of a round: the score, the right answers, the best, and "play again".
+final class RoundResultsOverlay: GameOverlay {
     let panel = Panel(fill: Theme.surface)
     let icon = ImageView(emoji: "🏆")
     let titleLabel: Label

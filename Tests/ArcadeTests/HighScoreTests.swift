@@ -5,6 +5,7 @@ import TestSupport
 import UI
 import XCTest
 @testable import Arcade
+@testable import GuessPicture
 
 /// High-score tables: the ranking rules (ties, lower-is-better, ten places), the stored
 /// tables per variant, the initials entry and its timeout, and the kiosk's flow from a
@@ -130,6 +131,32 @@ final class HighScoreTests: XCTestCase {
         runner.key("confirm")
         XCTAssertEqual(runner.kiosk.mode, .game("2048"), "OK goes back to the finished game")
         XCTAssertEqual(store.plays(game: "2048"), 1, "coming back is not another play")
+    }
+
+    /// Guess Picture's round ends by itself (each question's clock), and a score that makes
+    /// the table asks for initials there too: a real play, not a reported result.
+    func testAGuessPictureRoundEndsAndReachesInitials() throws {
+        let (runner, store) = try makeRunner(self) { $0.kiosk.idleToMenuSeconds = 0 }
+        runner.kiosk.today = { "2026-12-01" }
+        runner.kiosk.open(game: "guess_picture")
+        let scene = try XCTUnwrap(runner.kiosk.openGames["guess_picture"] as? GuessPictureScene)
+        // The first question right (800), then the clock runs out on the other nine.
+        let game = scene.game
+        let answer = try XCTUnwrap(game.question?.answer)
+        var used: Set<Int> = []
+        for character in answer {
+            let index = try XCTUnwrap(game.options.indices.first { game.options[$0] == character && !used.contains($0) })
+            used.insert(index)
+            scene.tapOption(index)
+        }
+        runner.advance(1)
+        XCTAssertEqual(scene.game.score, 800)
+        runner.advance(45 * 9 + 1, step: 0.25)
+        XCTAssertTrue(scene.game.isFinished)
+        runner.advance(Kiosk.initialsDelay + 0.1)
+        XCTAssertEqual(runner.kiosk.mode, .initials("guess_picture"))
+        runner.advance(InitialsEntry.timeout + 0.5)
+        XCTAssertEqual(store.highScores("guess.best.en.round", lowerIsBetter: false).entries, [entry(800, "AAA")])
     }
 
     func testAPlayerWhoWalksAwayKeepsAAA() throws {

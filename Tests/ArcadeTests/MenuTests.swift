@@ -10,8 +10,8 @@ final class MenuTests: XCTestCase {
     private func storageWithResults() -> MemoryStorage {
         let storage = MemoryStorage()
         storage.setInteger("zombies.best", 42)
-        storage.setInteger("guess.best.en", 1600)
-        storage.setInteger("guess.best.zh", 2400)
+        storage.setInteger("guess.best.en.round", 1600)
+        storage.setInteger("guess.best.zh.round", 2400)
         storage.setInteger("2048.size", 5)
         storage.setInteger("2048.best.4x4", 900)
         storage.setInteger("2048.best.5x5", 3012)

@@ -45,7 +45,7 @@ extension SceneHarness where S == GuessPictureScene {
 
 final class GuessPictureSceneTests: XCTestCase {
     /// The script: one question right, one wrong then corrected, the hint, the big
-    /// picture; then the end of the pack. In both languages.
+    /// picture; then the end of the round. In both languages.
     private func playScript(_ language: Language, width: Int = 800, height: Int = 480) {
         let driver = makeQuizDriver(width: width, height: height, language: language)
         let scene = driver.scene
@@ -100,19 +100,25 @@ final class GuessPictureSceneTests: XCTestCase {
         XCTAssertFalse(scene.subviews.contains { $0 is BigPictureOverlay })
         XCTAssertEqual(scene.game.index, 2, "the tap that closed the picture did nothing else")
 
-        // Next up to the last question: "next" turns off there; answering ends the pack.
+        // Next up to the round's last question: "next" turns off there; answering ends the
+        // round, with its result for the kiosk's high-score table.
+        var results: [GameResult] = []
+        scene.onResult = { results.append($0) }
         while scene.game.canGoNext { driver.tap(scene.nextButton) }
         XCTAssertFalse(scene.nextButton.isEnabled)
-        XCTAssertEqual(scene.game.index, scene.game.questions.count - 1)
+        XCTAssertEqual(scene.game.index, 9)
+        XCTAssertTrue(scene.progressLabel.text.hasPrefix("10/10 · 45 "), scene.progressLabel.text)
         driver.run(seconds: 0.2)
         driver.check("guess-last")
         driver.answerRight()
         driver.run(seconds: 1)
         XCTAssertTrue(scene.game.isFinished)
-        XCTAssertEqual(driver.storage.integer("guess.best.\(language.rawValue)"), 1600, "the highest score reached")
+        XCTAssertEqual(results, [GameResult(score: 1400, variantKey: "guess.best.\(language.rawValue).round")])
+        XCTAssertEqual(driver.storage.integer("guess.best.\(language.rawValue).round"), 1600, "the highest score reached")
         driver.check("guess-end")
-        driver.tap(scene.subviews.compactMap { $0 as? EndOfPackOverlay }.first!.button)
-        XCTAssertEqual(scene.game.index, 0)
+        driver.tap(scene.subviews.compactMap { $0 as? RoundResultsOverlay }.first!.button)
+        XCTAssertEqual(scene.game.index, 10, "the next round goes on through the dealt pack")
+        XCTAssertEqual(scene.game.progressText, "1/10")
         XCTAssertEqual(scene.game.score, 0)
     }
 
@@ -179,6 +185,25 @@ final class GuessPictureSceneTests: XCTestCase {
         driver.run(seconds: 30, fps: 10)
         XCTAssertGreaterThanOrEqual(driver.scene.game.index, 3)
         driver.scene.pause()
-        XCTAssertNil(driver.storage.integer("guess.best.en"), "the attract mode keeps no best score")
+        XCTAssertNil(driver.storage.integer("guess.best.en.round"), "the attract mode keeps no best score")
+    }
+
+    /// Nobody at the cabinet: each question's clock runs out and the round still ends, with
+    /// its result (a paid game is never endless).
+    func testTheClockEndsARoundNobodyPlays() {
+        let driver = makeQuizDriver(width: 480, height: 800, language: .chinese, seed: 3)
+        let scene = driver.scene
+        var results: [GameResult] = []
+        scene.onResult = { results.append($0) }
+        driver.run(seconds: 35.5, fps: 10)
+        XCTAssertEqual(scene.progressLabel.text, "1/10 · 10 秒")
+        driver.check("guess-clock")
+        driver.run(seconds: 10, fps: 10)
+        XCTAssertEqual(scene.game.index, 1, "the clock moved on to the second question")
+        XCTAssertTrue(driver.sound.requests.contains(.effect(.wrongAnswer)))
+        driver.run(seconds: 45 * 9, fps: 4)
+        XCTAssertTrue(scene.game.isFinished)
+        XCTAssertEqual(results, [GameResult(score: 0, variantKey: "guess.best.zh.round")])
+        XCTAssertTrue(scene.subviews.contains { $0 is RoundResultsOverlay })
     }
 }

@@ -181,6 +181,52 @@ final class GuessPictureModelTests: XCTestCase {
         XCTAssertEqual(GuessPictureModel(questions: questions, seed: 1, rules: rules).questions, first, "deterministic")
     }
 
+    func testARoundIsTenQuestionsAndTheNextGoesOnThroughThePack() {
+        let answers = (0..<25).map { String(UnicodeScalar(UInt8(65 + $0 % 26))) + "A" }
+        var game = GuessPictureModel(questions: answers.map { makeQuestion($0) }, seed: 3)
+        XCTAssertEqual(game.roundCount, 10)
+        XCTAssertEqual(game.progressText, "1/10")
+        for _ in 0..<9 { game.next() }
+        XCTAssertEqual(game.progressText, "10/10")
+        XCTAssertFalse(game.canGoNext, "no skipping past the round's last question")
+        game.tapOption(option(game, game.question!.answer[0]))
+        game.tapOption(option(game, game.question!.answer[1]))
+        XCTAssertEqual(game.advance(by: 0.5), [.finished(score: 800)])
+        game.restart()
+        XCTAssertEqual(game.index, 10, "the second round deals the next ten pictures")
+        XCTAssertEqual(game.score, 0)
+        for _ in 0..<9 { game.next() }
+        game.tapOption(option(game, game.question!.answer[0]))
+        game.tapOption(option(game, game.question!.answer[1]))
+        game.advance(by: 0.5)
+        game.restart()
+        XCTAssertEqual(game.index, 0, "five left are not a round: the pack is dealt again")
+        var whole = GuessPictureRules()
+        whole.roundLength = 0
+        XCTAssertEqual(GuessPictureModel(questions: answers.map { makeQuestion($0) }, seed: 3, rules: whole).roundCount, 25)
+    }
+
+    func testTheClockMissesAQuestionAndEndsTheRound() {
+        var rules = GuessPictureRules()
+        rules.secondsPerQuestion = 30
+        var game = GuessPictureModel(questions: ["ONE", "TWO"].map { makeQuestion($0) }, seed: 4, rules: rules)
+        XCTAssertEqual(game.roundCount, 2)
+        XCTAssertEqual(game.secondsLeftText, 30)
+        XCTAssertEqual(game.advance(by: 29.2), [])
+        XCTAssertEqual(game.secondsLeftText, 1)
+        XCTAssertEqual(game.advance(by: 1), [.timeUp, .newQuestion(index: 1)])
+        XCTAssertEqual(game.secondsLeftText, 30, "a new question, a new clock")
+        game.tapOption(option(game, "T"))
+        XCTAssertEqual(game.advance(by: 30), [.timeUp, .finished(score: 0)])
+        XCTAssertTrue(game.isFinished)
+        XCTAssertEqual(game.advance(by: 100), [])
+        var untimed = GuessPictureRules()
+        untimed.secondsPerQuestion = 0
+        var calm = GuessPictureModel(questions: [makeQuestion("ONE")], seed: 4, rules: untimed)
+        XCTAssertNil(calm.secondsLeftText)
+        XCTAssertEqual(calm.advance(by: 3600), [])
+    }
+
     func testAnEmptyListStartsFinished() {
         var game = GuessPictureModel(questions: [], seed: 9)
         XCTAssertTrue(game.isFinished)
