@@ -1,35 +1,35 @@
 import Graphics
 import UI
 
-/// Tile colours: a cool-to-warm ramp that ends on the kiosk's amber at 2048, so the goal
-/// stands out; past it the tiles turn deep and keep the amber in their numbers.
+/// Tile colours: bright, around the colour wheel from red at 2 to pink at 1024, as the
+/// original demo's rainbow tiles were, then the kiosk's gold at 2048 so the goal stands
+/// out; past it the tiles turn deep and keep the gold in their numbers. Each number is
+/// white or dark, whichever stands out more on its tile (WCAG contrast).
 enum TilePalette {
     static func fill(_ value: Int) -> Color {
         switch value {
-        case 2: Color(hex: 0xE9ECF5)
-        case 4: Color(hex: 0xD3DAF0)
-        case 8: Color(hex: 0x8FD8F8)
-        case 16: Color(hex: 0x45B8F0)
-        case 32: Color(hex: 0x7C8CF8)
-        case 64: Color(hex: 0x5B5CE6)
-        case 128: Color(hex: 0xB67CF5)
-        case 256: Color(hex: 0x9A4CEB)
-        case 512: Color(hex: 0xF06AAE)
-        case 1024: Color(hex: 0xF2546E)
-        case 2048: Color(hex: 0xFFB938)
-        case 4096: Color(hex: 0xF97316)
+        case 2: Color(hex: 0xE53935)     // red
+        case 4: Color(hex: 0xF57C00)     // orange
+        case 8: Color(hex: 0xFDD835)     // yellow
+        case 16: Color(hex: 0x7CB342)    // lime
+        case 32: Color(hex: 0x2E9E4F)    // green
+        case 64: Color(hex: 0x00ACC1)    // cyan
+        case 128: Color(hex: 0x1E88E5)   // blue
+        case 256: Color(hex: 0x3949AB)   // indigo
+        case 512: Color(hex: 0x8E24AA)   // purple
+        case 1024: Color(hex: 0xD81B60)  // pink
+        case 2048: Color(hex: 0xFFC107)  // gold
+        case 4096: Color(hex: 0x5D4037)  // umber
         default: Color(hex: 0x10131D)
         }
     }
 
+    static let darkText = Color(hex: 0x1B2033)
+
     static func text(_ value: Int) -> Color {
-        switch value {
-        case 2, 4: Color(hex: 0x2A3047)
-        case 8, 16, 2048: Color(hex: 0x1B2033)
-        case 4096: Color.white
-        case let v where v > 4096: Theme.accent
-        default: Color.white
-        }
+        if value > 4096 { return Theme.accent }
+        let fill = fill(value)
+        return fill.contrastRatio(with: .white) >= fill.contrastRatio(with: darkText) ? .white : darkText
     }
 }
 

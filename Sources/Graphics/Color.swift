@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A colour with straight (not premultiplied) alpha, 8 bits per channel.
 public struct Color: Sendable, Equatable, Hashable {
     public var r: UInt8
@@ -11,6 +15,22 @@ public struct Color: Sendable, Equatable, Hashable {
     /// 0xRRGGBB, opaque.
     public init(hex: UInt32, alpha: UInt8 = 255) {
         self.init(r: UInt8(hex >> 16 & 0xFF), g: UInt8(hex >> 8 & 0xFF), b: UInt8(hex & 0xFF), a: alpha)
+    }
+
+    /// WCAG 2's relative luminance (sRGB), 0 for black to 1 for white.
+    public var relativeLuminance: Double {
+        func channel(_ v: UInt8) -> Double {
+            let x = Double(v) / 255
+            return x <= 0.03928 ? x / 12.92 : pow((x + 0.055) / 1.055, 2.4)
+        }
+        return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
+    }
+
+    /// WCAG 2's contrast ratio with another colour: 1 (none) to 21 (black on white); text
+    /// wants 4.5, large text 3.
+    public func contrastRatio(with other: Color) -> Double {
+        let (l1, l2) = (relativeLuminance, other.relativeLuminance)
+        return (max(l1, l2) + 0.05) / (min(l1, l2) + 0.05)
     }
 
     public func withAlpha(_ alpha: Double) -> Color {

@@ -108,17 +108,7 @@ final class Game2048SceneTests: XCTestCase {
     /// text drawn on it (WCAG contrast of at least 4.5:1 for the labels, the swatch names on
     /// the swatch's lightened face, and the dim captions at least 3:1).
     func testTheColourBoxHoldsTwentyFourReadableColours() {
-        func luminance(_ c: Color) -> Double {
-            func channel(_ v: UInt8) -> Double {
-                let x = Double(v) / 255
-                return x <= 0.03928 ? x / 12.92 : pow((x + 0.055) / 1.055, 2.4)
-            }
-            return 0.2126 * channel(c.r) + 0.7152 * channel(c.g) + 0.0722 * channel(c.b)
-        }
-        func contrast(_ a: Color, _ b: Color) -> Double {
-            let (l1, l2) = (luminance(a), luminance(b))
-            return (max(l1, l2) + 0.05) / (min(l1, l2) + 0.05)
-        }
+        func contrast(_ a: Color, _ b: Color) -> Double { a.contrastRatio(with: b) }
         let all = BackgroundTheme.all
         XCTAssertGreaterThanOrEqual(all.count, 24)
         XCTAssertEqual(Set(all.map(\.key)).count, all.count, "keys are unique")
@@ -129,6 +119,24 @@ final class Game2048SceneTests: XCTestCase {
             XCTAssertGreaterThanOrEqual(contrast(theme.color, Theme.textDim), 3, "\(theme.key) captions")
             XCTAssertFalse(theme.english.isEmpty || theme.chinese.isEmpty, theme.key)
         }
+    }
+
+    /// Bright tiles, every one a different colour, and every number readable on its tile:
+    /// at least 3:1 (the numbers are large, bold text) with the colour the palette picks.
+    func testTilesAreBrightDistinctAndTheirNumbersReadable() {
+        let values = (1...13).map { 1 << $0 }
+        let fills = values.map(TilePalette.fill)
+        XCTAssertEqual(Set(fills).count, values.count, "a colour per value")
+        for (value, fill) in zip(values, fills) {
+            XCTAssertGreaterThanOrEqual(fill.contrastRatio(with: TilePalette.text(value)), 3, "\(value)")
+        }
+        for value in values.prefix(11) {
+            let c = TilePalette.fill(value)
+            let saturation = Double(max(c.r, c.g, c.b) - min(c.r, c.g, c.b)) / 255
+            XCTAssertGreaterThanOrEqual(saturation, 0.4, "\(value): a bright colour, not a grey-blue")
+        }
+        XCTAssertEqual(TilePalette.text(2), .white)
+        XCTAssertEqual(TilePalette.text(8), TilePalette.darkText, "dark on yellow")
     }
 
     func testPracticeButtonsAndBestScore() throws {
