@@ -78,7 +78,7 @@ let package = Package(
         .testTarget(name: "MemoryMatchTests", dependencies: gameTestDependencies("MemoryMatch"), exclude: ["References"]),
         .testTarget(name: "BenchTests", dependencies: ["boardwalk-bench", "Platform"]),
         .testTarget(name: "ArcadeTests", dependencies: ["Arcade", "Platform", "Graphics", "Input", "Audio", "UI", "Display",
-                                                        "GameCore", "BeatZombies", "TestSupport"], exclude: ["References"]),
+                                                        "GameCore", "BeatZombies", "GuessPicture", "TestSupport"], exclude: ["References"]),
     ],
     swiftLanguageModes: [.v6]
 )
