@@ -5,7 +5,7 @@ import Platform
 
 /// What the kiosk remembers across restarts, in the state directory (/var/lib/boardwalk):
 ///
-/// - `scores`: best score per game and variant ("2048.5x5=12345")
+/// - `scores`: best score per game and variant ("2048.best.5x5=12345")
 /// - `settings`: what the operator changed, keyed like the config ("audio.volume=60"),
 ///   plus game options ("2048.theme=ocean")
 /// - `counters`: plays per game, uptime, starts, unclean exits
@@ -132,7 +132,7 @@ public final class StateStore {
 
     // MARK: Scores
 
-    /// "2048" + "5x5" -> "2048.5x5": best scores are kept per board size.
+    /// "2048.best" + "5x5" -> "2048.best.5x5": best scores are kept per board size.
     public static func scoreKey(game: String, variant: String? = nil) -> String {
         guard let variant, !variant.isEmpty else { return game }
         return game + "." + variant
