@@ -12,7 +12,7 @@ SUDO = $(if $(filter 0,$(shell id -u)),,sudo -E)
 # A line with the time before each long step, so a CI log shows where its minutes went.
 STAMP = @echo "[make] $$(date -u +%T) $@:"
 
-.PHONY: deps test-deps bench-deps build run test unit-test system-test bench arm64 arm64-test rpi-card install clean
+.PHONY: deps test-deps bench-deps build run test unit-test soak system-test bench arm64 arm64-test rpi-card install clean
 
 deps:
 	scripts/install-deps.sh build
@@ -30,7 +30,8 @@ run: build
 	scripts/run.sh $(BIN)
 
 # The copy kernels' checks built for this machine too (every path its CPU has; the Swift
-# tests check the same paths, but not the scan-out rows' padding).
+# tests check the same paths, but not the scan-out rows' padding). Then the soak, on the
+# release build the system test uses too (built once: its `build` finds nothing to do).
 unit-test: test-deps
 	$(STAMP) unit tests
 	python3 scripts/check-imports.py
@@ -41,6 +42,14 @@ unit-test: test-deps
 	$(SWIFT) build --build-tests
 	$(STAMP) swift test
 	$(SWIFT) test --skip-build
+	$(MAKE) --no-print-directory soak
+
+# A simulated day at three panel sizes side by side (scripts/soak-check.sh): each fails on
+# a crash, a stuck scene, RSS over 40 MB or growth over 2 MB after its first hour.
+SOAK_SIZES ?= 800x480 1280x800 480x800
+soak: build
+	$(STAMP) soak $(SOAK_SIZES)
+	scripts/soak-check.sh $(BIN) $(SOAK_SIZES)
 
 # The system test runs the live kiosk offscreen here (scripts/offscreen-check.py: idle CPU,
 # signals), then boots the kiosk's image on the virtual board (QEMU, TCG) and checks it

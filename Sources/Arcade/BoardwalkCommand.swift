@@ -15,7 +15,7 @@ public enum Boardwalk {
            boardwalk --offscreen [--size WxH] [options above]   (the live kiosk without a display)
            boardwalk --headless [--size WxH] [--script FILE] [--shots DIR] [options above]
            boardwalk --headless --soak HOURS [--speed X] [--frame-step SECONDS]
-                     [--report-every SECONDS] [options above]
+                     [--report-every SECONDS] [--rss-limit MB] [options above]
            boardwalk input-replay DEVICE.desc RECORDING.events [--size WxH] [--rotation R] [--calibration a,b,c,d,e,f]
            boardwalk input-monitor   (live input as JSON lines)
            boardwalk display-test [options]
@@ -53,6 +53,7 @@ public enum Boardwalk {
         var speed = 0.0
         var frameStep = HeadlessRunner.panelFrameInterval
         var reportEvery = 3600.0
+        var rssLimit = Double(Soak.defaultRSSLimit >> 20)
         var rest = options.remaining[...]
         var unknown: [String] = []
         while let a = rest.popFirst() {
@@ -65,6 +66,7 @@ public enum Boardwalk {
             case "--speed": speed = rest.popFirst().flatMap { Double($0) } ?? -1
             case "--frame-step": frameStep = rest.popFirst().flatMap { Double($0) } ?? -1
             case "--report-every": reportEvery = rest.popFirst().flatMap { Double($0) } ?? -1
+            case "--rss-limit": rssLimit = rest.popFirst().flatMap { Double($0) } ?? -1
             default: unknown.append(a)
             }
         }
@@ -81,7 +83,7 @@ public enum Boardwalk {
 
         if headless {
             return runHeadless(config: config, script: script, shots: shots, soakHours: soakHours, speed: speed,
-                               frameStep: frameStep, reportEvery: reportEvery)
+                               frameStep: frameStep, reportEvery: reportEvery, rssLimit: rssLimit)
         }
         // The run begins (the state store writes) only once the first frame is on screen.
         let store = StateStore(directory: config.settings.kiosk.stateDir, beginsRun: false)
@@ -129,7 +131,8 @@ public enum Boardwalk {
     }
 
     static func runHeadless(config: Config, script: String?, shots: String, soakHours: Double?, speed: Double,
-                            frameStep: Double = HeadlessRunner.panelFrameInterval, reportEvery: Double = 3600) -> Int32 {
+                            frameStep: Double = HeadlessRunner.panelFrameInterval, reportEvery: Double = 3600,
+                            rssLimit: Double = Double(Soak.defaultRSSLimit >> 20)) -> Int32 {
         var settings = config.settings
         let (width, height) = parseSize(settings.display.mode) ?? (1280, 800)
         // Headless runs keep their state apart unless told otherwise.
@@ -158,6 +161,11 @@ public enum Boardwalk {
         if let soakHours {
             var soak = Soak(runner: runner, hours: soakHours, speed: speed, frameStep: frameStep)
             soak.reportInterval = reportEvery
+            guard rssLimit >= 0, rssLimit.isFinite else {
+                Log.error("soak: --rss-limit takes megabytes (0: no limit)")
+                return 2
+            }
+            soak.rssLimit = Int(rssLimit * 1_048_576)
             return soak.run()
         }
         let text: String

@@ -8,9 +8,10 @@ import Glibc
 
 /// `boardwalk --headless --soak HOURS --speed X`: the attract mode and random touches
 /// through every game for HOURS of simulated time, as fast as it goes (speed 0) or at X
-/// times real time. Prints RSS and frame times every simulated hour; fails on memory
-/// growth over 2 MB after the first hour or a scene that stops drawing. A crash ends the
-/// process with a signal, which is a non-zero exit status too.
+/// times real time. Prints RSS and frame times every simulated hour; fails (exit status 1)
+/// on RSS over 40 MB at any report, growth over 2 MB after the first report or a scene
+/// that stops drawing. A crash ends the process with a signal, which is a non-zero exit
+/// status too.
 ///
 /// Everything is seeded and the clock is virtual, so two runs from the same (empty) state
 /// directory make the same touches at the same simulated times and draw the same frames.
@@ -24,6 +25,11 @@ public struct Soak {
     public var reportInterval: Double = 3600
     /// RSS may grow at most this much over its value at the first report.
     public var growthLimit: Int = 2 << 20
+    /// RSS may be at most this much at any report (0: no limit; `--rss-limit MB`).
+    public var rssLimit: Int = Soak.defaultRSSLimit
+    /// 40 MB: the kiosk up to 1280x800 with its headless scan-out copy (two frames of
+    /// 4 MB there); a bigger panel's frames and kept pictures need more.
+    public static let defaultRSSLimit = 40 << 20
     /// A live scene (attract mode, a running game) that draws nothing for this long is stuck.
     public var stuckAfter: Double = 60
     /// Simulated seconds between frames while nobody touches the screen (waits, attract
@@ -66,6 +72,7 @@ public struct Soak {
         public var surfaces: Int
         public var surfaceBytes: Int
         public var fonts: FontLibrary.CacheStats
+        public var caches: SurfaceCacheCensus
         public var views: Int
         public var scenes: Int
 
@@ -73,7 +80,7 @@ public struct Soak {
             let s = Surface.census
             let rss = residentSplit()
             return MemoryCensus(rssAnon: rss.anon, rssFile: rss.file, malloc: .current(),
-                                surfaces: s.count, surfaceBytes: s.bytes, fonts: UIEnvironment.fonts.cacheStats,
+                                surfaces: s.count, surfaceBytes: s.bytes, fonts: UIEnvironment.fonts.cacheStats, caches: .current(),
                                 views: View.liveCount, scenes: Scene.liveSceneCount)
         }
     }
@@ -109,6 +116,7 @@ private struct SoakState {
     var baselineRSS: Int?
     var failure: String?
     var growthFailure: String?
+    var rssFailure: String?
     var reports: [Soak.Report] = []
     var opened: [String: Int] = [:]
     var missing: Set<String> = []
@@ -182,7 +190,7 @@ private struct SoakState {
             }
         }
         if failure == nil && runner.now > nextReport - soak.reportInterval + 1 { report() }
-        if failure == nil { failure = growthFailure }
+        if failure == nil { failure = [rssFailure, growthFailure].compactMap { $0 }.joined(separator: "; ").nilIfEmpty }
         let wall = monotonicSeconds() - wallStart
         if let failure {
             soak.output("soak: FAILED at \(hms(runner.now - start)): \(failure)")
@@ -321,22 +329,33 @@ private struct SoakState {
         } else {
             baselineRSS = rss
         }
+        if soak.rssLimit > 0 && rss > soak.rssLimit && rssFailure == nil {
+            rssFailure = "RSS \(decimals(Double(rss) / 1_048_576, 2)) MB at \(hms(r.simulatedSeconds)) "
+                + "(limit \(decimals(Double(soak.rssLimit) / 1_048_576, 1)) MB)"
+        }
         soak.output("soak: \(hms(r.simulatedSeconds)) rss \(decimals(Double(rss) / 1_048_576, 2)) MB\(growth), "
             + "\(r.framesDrawn) frames drawn, frame median \(decimals(r.frameMedian * 1000, 3)) ms "
             + "p99 \(decimals(r.frameP99 * 1000, 3)) ms max \(decimals(r.frameMax * 1000, 2)) ms, "
             + "damaged \(decimals(r.damagedFraction * 100, 1))%, "
             + "opened \(opened.values.reduce(0, +)), touches \(touches), mode \(kiosk.mode), wall \(decimals(monotonicSeconds() - wallStart, 1)) s")
-        let m = r.memory
+        let m = r.memory, k = m.caches
         func mb(_ bytes: Int) -> String { decimals(Double(bytes) / 1_048_576, 2) }
         soak.output("soak:   memory MB: anon \(mb(m.rssAnon)) file \(mb(m.rssFile)); malloc heap \(mb(m.malloc.arena)) = "
             + "in use \(mb(m.malloc.inUse)) + free \(mb(m.malloc.free)) (top \(mb(m.malloc.releasable))), mmapped \(mb(m.malloc.mmapped)); "
             + "surfaces \(m.surfaces) = \(mb(m.surfaceBytes)); glyphs \(m.fonts.glyphs) = \(mb(m.fonts.glyphBytes)), "
-            + "emoji \(m.fonts.emoji) = \(mb(m.fonts.emojiBytes)); views \(m.views), scenes \(m.scenes)")
+            + "kept \(mb(k.totalBytes)) of \(mb(k.budget)) = shadows \(k.shadows.count) = \(mb(k.shadows.bytes)) (\(k.shadows.made) made), "
+            + "pictures \(k.pictures.count) = \(mb(k.pictures.bytes)) (\(k.pictures.made) made), scaled \(k.scaled.count) = \(mb(k.scaled.bytes)) (\(k.scaled.made) made), "
+            + "emoji \(k.emoji.count) = \(mb(k.emoji.bytes)) (\(k.emoji.made) made), lines \(k.lines.count) = \(mb(k.lines.bytes)) (\(k.lines.made) made), "
+            + "ellipses \(k.ellipses.count) = \(mb(k.ellipses.bytes)) (\(k.ellipses.made) made); views \(m.views), scenes \(m.scenes)")
         samples.removeAll(keepingCapacity: true)
         damagedSum = 0
         framesThisInterval = 0
         nextReport += soak.reportInterval
     }
+}
+
+private extension String {
+    var nilIfEmpty: String? { isEmpty ? nil : self }
 }
 
 private func hms(_ seconds: Double) -> String {

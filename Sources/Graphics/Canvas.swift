@@ -739,7 +739,8 @@ final class EllipseMasks {
     nonisolated(unsafe) static let shared = EllipseMasks()
     /// Ellipses narrower than this (pixels) are rasterized straight.
     static let smallest = 64.0
-    static let byteLimit = 2 << 20
+    /// Masks bigger than this (bytes) are not kept: an ellipse filling the screen.
+    static let largestMask = 512 << 10
 
     /// The ellipse in pixels relative to its mask's top-left pixel, in 1/256 pixel steps
     /// (drawn there whether a mask is kept or not): tiles laid out at "the same" place
@@ -753,36 +754,32 @@ final class EllipseMasks {
         var rect: Rect { Rect(Double(phaseX) / 256, Double(phaseY) / 256, Double(width) / 256, Double(height) / 256) }
     }
 
-    private var masks = RecentSurfaces<Key>(byteLimit: EllipseMasks.byteLimit)
     private var askedOnce: Set<Key> = []
 
-    func keeps(_ key: Key) -> Bool { masks.contains(key) }
+    func keeps(_ key: Key) -> Bool { KeptSurfaces.shared.contains(.ellipse(key)) }
 
     func mask(_ key: Key, outline: (Rect) -> [Point]) -> Surface? {
         let width = Int(key.rect.maxX.rounded(.up)), height = Int(key.rect.maxY.rounded(.up))
-        guard width * height <= EllipseMasks.byteLimit / 4 else { return nil }
-        if !masks.contains(key) {
+        guard width * height <= EllipseMasks.largestMask else { return nil }
+        if !keeps(key) {
             if askedOnce.count > 256 { askedOnce.removeAll() }
             guard askedOnce.remove(key) != nil else {
                 askedOnce.insert(key)
                 return nil
             }
         }
-        return masks.surface(key) {
-            let mask = Surface(width: width, height: height, format: .a8, mapped: true)
+        return KeptSurfaces.shared.surface(.ellipse(key)) {
+            let mask = Surface.kept(width: width, height: height, format: .a8)
             Canvas(surface: mask).fillPolygon(outline(key.rect), Color(r: 0, g: 0, b: 0, a: 255))
             return mask
         }
     }
 }
 
-/// The shadows' masks, least recently used out past a byte bound (`RecentSurfaces`).
+/// The shadows' masks, kept with the other kept surfaces (`KeptSurfaces`).
 final class ShadowMasks {
     static let steps = 5
     nonisolated(unsafe) static let shared = ShadowMasks()
-    // A 1080p 2048 board's shadow is ~1 MB and the attract banner's ~0.5 MB: at 2 MB they
-    // pushed each other out every frame (a tenth of the 2048 scene's time remade masks).
-    static let byteLimit = 8 << 20
 
     /// A shadow in pixels relative to its mask's top-left pixel, in quarter pixels: a
     /// soft shadow moved by an eighth of a pixel looks the same, and a grid of cards at
@@ -798,10 +795,8 @@ final class ShadowMasks {
         func value(_ v: Int) -> Double { Double(v) / 4 }
     }
 
-    private var masks = RecentSurfaces<Key>(byteLimit: ShadowMasks.byteLimit)
-
     func mask(_ key: Key) -> Surface? {
-        masks.surface(key) { ShadowMasks.draw(key, stackedIn: .argb8888) }
+        KeptSurfaces.shared.surface(.shadow(key)) { ShadowMasks.draw(key, stackedIn: .argb8888) }
     }
 
     /// The stacked layers' coverage. Stacked in `format`, a8 kept: pixman has SIMD paths
@@ -814,7 +809,7 @@ final class ShadowMasks {
         let width = Int((panel.maxX + blur).rounded(.up)), height = Int((panel.maxY + blur).rounded(.up))
         guard width > 0, height > 0, width <= 8192, height <= 8192 else { return nil }
         // Mapped: masks come and go with the sizes on screen; in the heap they left holes.
-        let mask = Surface(width: width, height: height, format: .a8, mapped: true)
+        let mask = Surface.kept(width: width, height: height, format: .a8)
         let stack = format == .a8 ? mask : Surface(width: width, height: height, format: format, mapped: true)
         let canvas = Canvas(surface: stack)
         for i in 0..<ShadowMasks.steps {

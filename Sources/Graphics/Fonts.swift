@@ -1,5 +1,6 @@
 import CFreeType
 import Platform
+import Synchronization
 
 /// A missing or unreadable font file, naming the Debian package that ships it.
 public struct FontError: Error, CustomStringConvertible {
@@ -20,8 +21,6 @@ final class Glyph {
     let left: Int
     let top: Int
     let advance: Double
-    /// When the glyph cache last handed it out, for least-recently-used eviction.
-    var lastUse: UInt64 = 0
 
     init(mask: Surface?, color: Surface?, left: Int, top: Int, advance: Double) {
         self.mask = mask
@@ -60,14 +59,7 @@ public final class FontLibrary {
         let pixelSize: Int
         let weight: FontWeight
     }
-    private var cache: [GlyphKey: Glyph?] = [:]
-    private var cacheBytes = 0
-    private var glyphUses: UInt64 = 0
-    private struct CachedPicture {
-        let image: Surface?
-        var lastUse: UInt64
-    }
-    private var emojiCache: [GlyphKey: CachedPicture] = [:]
+    private var cache = RecentlyUsed<GlyphKey, Glyph?>()
     /// Lines `wrap` made, by text, size and width: a label is wrapped again at every
     /// redraw, and the wrapping (string work per word) cost more than drawing its glyphs.
     struct WrapKey: Hashable {
@@ -76,33 +68,23 @@ public final class FontLibrary {
         let weight: FontWeight
         let limit: Double
     }
-    var wrapCache: [WrapKey: [String]] = [:]
+    var wrapCache = RecentlyUsed<WrapKey, [String]>()
     static let wrapCacheEntries = 512
     /// Lines of outline glyphs drawn once into a mask (`lineMask`), by text, size and
-    /// weight; nil for a line that has to be drawn glyph by glyph. Emptied when the masks
-    /// reach `lineMaskByteLimit` (a 1280x800 scene's lines take ~0.1-0.3 MB).
+    /// weight, kept with the other kept surfaces (`KeptSurfaces`); nil for a line that
+    /// has to be drawn glyph by glyph. A 1280x800 scene's lines take ~0.1-0.3 MB.
     struct LineKey: Hashable {
         let text: String
         let pixelSize: Int
         let weight: FontWeight
     }
-    var lineMasks: [LineKey: LineMask?] = [:]
-    var lineMaskBytes = 0
-    static let lineMaskByteLimit = 2 << 20
-    private var emojiCacheBytes = 0
-    private var emojiUses: UInt64 = 0
-    /// Scaled emoji are big (a 160-pixel picture is 100 KB) and the picture packs hold
-    /// hundreds: the cache keeps the most recently drawn ones up to this many bytes. A
-    /// scene's pictures take well under it even at 1920x1080 (Memory's 6x6 grid: 18 faces
-    /// at 96 px, 0.7 MB), and a picture drawn again after eviction costs one PNG decode.
-    /// The soak found the old bound (8 MB, emptied when full) growing RSS for hours as
-    /// the packs' pictures were first drawn.
-    public static let emojiCacheLimit = 2 << 20
-    static let emojiCacheEntries = 1024
-    /// Glyphs kept: the most recently drawn, up to this many and this many pixel bytes.
-    /// Every scene of the kiosk at 800x480 needs ~900 (0.35 MB of masks, the soak); when a
-    /// bound is reached the least recently used quarter goes, so memory stays flat instead
-    /// of the cache emptying and filling again.
+    /// This library among others (caches shared by all of them tell theirs apart by it).
+    let serial = FontLibrary.made.add(1, ordering: .relaxed).newValue
+    private static let made = Atomic<Int>(0)
+    /// Glyphs kept: the most recently drawn, up to this many and this many pixel bytes,
+    /// the least recently used out first. Every scene of the kiosk at 800x480 needs ~900
+    /// (0.35 MB of masks, the soak). Colour pictures drawn scaled (`emojiImage`) are kept
+    /// with the other kept surfaces (`KeptSurfaces`), not here.
     public static let cacheLimit = 4096
     public static let cacheByteLimit = 2 << 20
 
@@ -164,45 +146,24 @@ public final class FontLibrary {
 
     func glyph(_ scalar: Unicode.Scalar, pixelSize: Int, weight: FontWeight) -> Glyph? {
         let key = GlyphKey(scalar: scalar.value, pixelSize: pixelSize, weight: weight)
-        glyphUses &+= 1
-        if let cached = cache[key] {
-            cached?.lastUse = glyphUses
-            return cached
-        }
+        if let cached = cache.use(key) { return cached }
         let made = render(scalar, pixelSize: pixelSize, weight: weight)
-        made?.lastUse = glyphUses
         let bytes = made?.byteCount ?? 0
-        if cache.count >= FontLibrary.cacheLimit || cacheBytes + bytes > FontLibrary.cacheByteLimit {
-            evictGlyphs()
+        while !cache.isEmpty && (cache.count >= FontLibrary.cacheLimit || cache.cost + bytes > FontLibrary.cacheByteLimit) {
+            cache.removeOldest()
         }
-        cache[key] = made
-        cacheBytes += bytes
+        cache.insert(key, made, cost: bytes)
         return made
     }
 
-    /// Drops the least recently used glyphs (characters no font has first) until the
-    /// cache is at three quarters of its bounds: one sort per many misses.
-    private func evictGlyphs() {
-        let byAge = cache.sorted { ($0.value?.lastUse ?? 0) < ($1.value?.lastUse ?? 0) }
-        for (key, glyph) in byAge {
-            if cache.count <= FontLibrary.cacheLimit * 3 / 4 && cacheBytes <= FontLibrary.cacheByteLimit * 3 / 4 { break }
-            cache.removeValue(forKey: key)
-            cacheBytes -= glyph?.byteCount ?? 0
-        }
-    }
-
-    /// What the caches hold now, for the soak's memory report. Glyph bytes count the
-    /// pixels the glyph cache keeps alive, emoji inside text included.
+    /// What the glyph cache holds now, for the soak's memory report: glyphs and the pixel
+    /// bytes they keep alive, emoji inside text included.
     public struct CacheStats: Sendable {
         public var glyphs: Int
         public var glyphBytes: Int
-        public var emoji: Int
-        public var emojiBytes: Int
     }
 
-    public var cacheStats: CacheStats {
-        CacheStats(glyphs: cache.count, glyphBytes: cacheBytes, emoji: emojiCache.count, emojiBytes: emojiCacheBytes)
-    }
+    public var cacheStats: CacheStats { CacheStats(glyphs: cache.count, glyphBytes: cache.cost) }
 
     private func render(_ scalar: Unicode.Scalar, pixelSize: Int, weight: FontWeight) -> Glyph? {
         // Emoji inside text are drawn at their own size, so they are rendered exactly and
@@ -253,26 +214,13 @@ public final class FontLibrary {
     }
 
     /// A colour emoji as a premultiplied image `pixelSize` pixels tall, or nil when the
-    /// emoji font has no such character. Cached, least recently used first out.
+    /// emoji font has no such character. Kept (`KeptSurfaces`): a scene draws its
+    /// pictures every frame, and one drawn again after it went costs a PNG decode.
     public func emojiImage(_ scalar: Unicode.Scalar, pixelSize: Int) -> Surface? {
-        let key = GlyphKey(scalar: scalar.value, pixelSize: max(1, pixelSize), weight: .regular)
-        emojiUses &+= 1
-        if let cached = emojiCache[key] {
-            emojiCache[key]!.lastUse = emojiUses
-            return cached.image
+        let size = max(1, pixelSize)
+        return KeptSurfaces.shared.surface(.emoji(library: serial, scalar: scalar.value, pixelSize: size)) {
+            renderEmoji(scalar, pixelSize: size)
         }
-        let made = renderEmoji(scalar, pixelSize: key.pixelSize)
-        let bytes = made?.byteCount ?? 0
-        while !emojiCache.isEmpty && (emojiCacheBytes + bytes > FontLibrary.emojiCacheLimit
-                                      || emojiCache.count >= FontLibrary.emojiCacheEntries) {
-            // A scan on a miss: a few hundred entries at most, and misses are rare once warm.
-            let oldest = emojiCache.min { $0.value.lastUse < $1.value.lastUse }!
-            emojiCacheBytes -= oldest.value.image?.byteCount ?? 0
-            emojiCache.removeValue(forKey: oldest.key)
-        }
-        emojiCache[key] = CachedPicture(image: made, lastUse: emojiUses)
-        emojiCacheBytes += bytes
-        return made
     }
 
     /// True when the emoji font has a picture for the character (no rendering).
@@ -298,7 +246,7 @@ public final class FontLibrary {
         let height = pixelSize
         let width = max(1, Int((Double(bitmap.width) * Double(height) / Double(bitmap.rows)).rounded()))
         if width == full.width && height == full.height { return full }
-        let scaled = Surface(width: width, height: height, format: .argb8888)
+        let scaled = Surface.kept(width: width, height: height, format: .argb8888)
         Canvas(surface: scaled).drawImage(full, in: Rect(0, 0, Double(width), Double(height)))
         return scaled
     }

@@ -1,45 +1,117 @@
 import CPixman
 
-/// Surfaces kept up to a byte bound, the least recently used out first (main thread only,
-/// like all drawing): the shadows' masks and the cached pictures.
-struct RecentSurfaces<Key: Hashable> {
-    let byteLimit: Int
-    private var entries: [Key: (surface: Surface, lastUse: Int)] = [:]
-    private(set) var bytes = 0
-    private var uses = 0
+/// Every picture, mask and copy the drawing code keeps (shadow and ellipse masks, cached
+/// pictures, scaled images, emoji pictures, lines of text), in one cache under one byte
+/// budget, the least recently used out first (main thread only, like all drawing). One
+/// budget, not one per kind: each kind's own bound was sized for the moment that kind
+/// needs most, and over a day every one of them filled (the 24 h soak at 800x480 held
+/// 24 MB of them by its second hour, RSS +6.5 MB over the first).
+public final class KeptSurfaces {
+    nonisolated(unsafe) public static let shared = KeptSurfaces(byteLimit: KeptSurfaces.smallestBudget)
+    /// The budget: 3 bytes a pixel of the largest screen made, 3 MB at least. What keeps
+    /// the kiosk at 1280x800 (two 4 MB frames, 7.6 MB of zombie art) under the soak's
+    /// 40 MB of RSS; a scene that keeps more than this remakes pictures as it draws.
+    public static let bytesPerScreenPixel = 3
+    public static let smallestBudget = 3 << 20
+    /// What an entry costs besides its pixels (its node, key and index slot): entries
+    /// without pixels (a line that has to be drawn glyph by glyph) are bounded too.
+    static let entryCost = 128
+
+    enum Kind: Int, CaseIterable { case shadow, ellipse, picture, scaled, emoji, line }
+    enum Key: Hashable {
+        case shadow(ShadowMasks.Key)
+        case ellipse(EllipseMasks.Key)
+        case picture(Pictures.Key)
+        case scaled(ScaledImages.Key)
+        /// A font library's (by its serial) colour picture of a character at a pixel size.
+        case emoji(library: Int, scalar: UInt32, pixelSize: Int)
+        case line(library: Int, FontLibrary.LineKey)
+
+        var kind: Kind {
+            switch self {
+            case .shadow: .shadow
+            case .ellipse: .ellipse
+            case .picture: .picture
+            case .scaled: .scaled
+            case .emoji: .emoji
+            case .line: .line
+            }
+        }
+    }
+
+    private(set) var byteLimit: Int
+    private var kept = RecentlyUsed<Key, AnyObject?>()
+    private var bytesByKind = [Int](repeating: 0, count: Kind.allCases.count)
+    private var countByKind = [Int](repeating: 0, count: Kind.allCases.count)
+    private var madeByKind = [Int](repeating: 0, count: Kind.allCases.count)
 
     init(byteLimit: Int) { self.byteLimit = byteLimit }
 
-    var count: Int { entries.count }
-    func contains(_ key: Key) -> Bool { entries[key] != nil }
+    /// Makes the budget fit a screen of `width` x `height` pixels; it never shrinks (a
+    /// process that made a bigger screen keeps that screen's budget).
+    public func fit(screenWidth width: Int, height: Int) {
+        byteLimit = max(byteLimit, KeptSurfaces.bytesPerScreenPixel * width * height)
+    }
 
-    /// The surface kept for `key`, or the one `make` makes (kept: one bigger than the bound
-    /// is kept alone).
-    mutating func surface(_ key: Key, make: () -> Surface?) -> Surface? {
-        uses &+= 1
-        if let hit = entries[key] {
-            entries[key]!.lastUse = uses
-            return hit.surface
+    /// Pixel bytes and entry costs kept now.
+    var bytes: Int { kept.cost }
+    var count: Int { kept.count }
+    func contains(_ key: Key) -> Bool { kept.contains(key) }
+
+    /// The object kept for `key`, or the one `make` makes, kept (nil too, so it is not made
+    /// again, unless `keepsNil` is false). One bigger than the budget is kept alone.
+    func object<T: AnyObject>(_ key: Key, keepsNil: Bool = true, pixelBytes: (T) -> Int, make: () -> T?) -> T? {
+        if let hit = kept.use(key) { return hit.map { $0 as! T } }
+        let made = make()
+        if made == nil && !keepsNil { return nil }
+        madeByKind[key.kind.rawValue] += 1
+        let cost = KeptSurfaces.entryCost + (made.map(pixelBytes) ?? 0)
+        while !kept.isEmpty && kept.cost + cost > byteLimit {
+            guard let old = kept.removeOldest() else { break }
+            bytesByKind[old.key.kind.rawValue] -= old.cost
+            countByKind[old.key.kind.rawValue] -= 1
         }
-        guard let made = make() else { return nil }
-        while !entries.isEmpty && bytes + made.byteCount > byteLimit {
-            let oldest = entries.min { $0.value.lastUse < $1.value.lastUse }!
-            bytes -= oldest.value.surface.byteCount
-            entries.removeValue(forKey: oldest.key)
-        }
-        entries[key] = (made, uses)
-        bytes += made.byteCount
+        kept.insert(key, made, cost: cost)
+        bytesByKind[key.kind.rawValue] += cost
+        countByKind[key.kind.rawValue] += 1
         return made
     }
+
+    func surface(_ key: Key, keepsNil: Bool = true, make: () -> Surface?) -> Surface? {
+        object(key, keepsNil: keepsNil, pixelBytes: { $0.byteCount }, make: make)
+    }
+
+    /// Entries and bytes of one kind.
+    func census(_ kind: Kind) -> SurfaceCacheCensus.Entry {
+        .init(count: countByKind[kind.rawValue], bytes: bytesByKind[kind.rawValue], made: madeByKind[kind.rawValue])
+    }
+}
+
+/// What the kept surfaces hold now (entries, bytes), for the soak's memory report.
+public struct SurfaceCacheCensus: Sendable {
+    public struct Entry: Sendable {
+        public var count: Int
+        public var bytes: Int
+        /// Entries made so far (misses): one kind made again and again is one the budget
+        /// is too small for.
+        public var made: Int
+    }
+    public var budget: Int
+    public var shadows, ellipses, pictures, scaled, emoji, lines: Entry
+
+    public static func current() -> SurfaceCacheCensus {
+        let k = KeptSurfaces.shared
+        return SurfaceCacheCensus(budget: k.byteLimit, shadows: k.census(.shadow), ellipses: k.census(.ellipse),
+                                  pictures: k.census(.picture), scaled: k.census(.scaled),
+                                  emoji: k.census(.emoji), lines: k.census(.line))
+    }
+
+    public var totalBytes: Int { [shadows, ellipses, pictures, scaled, emoji, lines].reduce(0) { $0 + $1.bytes } }
 }
 
 /// Drawings made once into a picture and composited from then on: for a thing drawn the
 /// same many times a frame (a grid of card backs, each a dozen shapes).
-final class Pictures {
-    nonisolated(unsafe) static let shared = Pictures()
-    /// A 1080p Memory grid's card back is ~0.15 MB; a few sizes of a few drawings.
-    static let byteLimit = 4 << 20
-
+enum Pictures {
     /// What a picture is: its name, its size in pixels, where its top-left falls within a
     /// pixel (1/256) and the scale it was drawn at.
     struct Key: Hashable {
@@ -47,8 +119,6 @@ final class Pictures {
         let width, height, phaseX, phaseY: Int
         let scale: Double
     }
-
-    var kept = RecentSurfaces<Key>(byteLimit: Pictures.byteLimit)
 }
 
 extension Canvas {
@@ -82,8 +152,8 @@ extension Canvas {
                                phaseX: Int((phaseX * 256).rounded()), phaseY: Int((phaseY * 256).rounded()),
                                scale: scale)
         let scale = self.scale
-        guard let picture = Pictures.shared.kept.surface(key, make: {
-            let s = Surface(width: width, height: height, format: .argb8888)
+        guard let picture = KeptSurfaces.shared.surface(.picture(key), make: {
+            let s = Surface.kept(width: width, height: height, format: .argb8888)
             var c = Canvas(surface: s, scale: scale)
             c.origin = Point(phaseX, phaseY)
             draw(c)
@@ -130,7 +200,6 @@ private struct PanelPicture: Hashable {
 /// nothing draws into one again).
 final class ScaledImages {
     nonisolated(unsafe) static let shared = ScaledImages()
-    static let byteLimit = 6 << 20
     /// Copies bigger than this are not kept (a picture filling the screen).
     static let largestCopy = 1 << 20
 
@@ -157,7 +226,6 @@ final class ScaledImages {
         let shape: Shape
     }
 
-    var kept = RecentSurfaces<Key>(byteLimit: ScaledImages.byteLimit)
     private var seenOnce = Set<Seen>()
     /// Copies made so far (the tests count them).
     private(set) var made = 0
@@ -170,7 +238,8 @@ final class ScaledImages {
               width > 0, height > 0, width * height * 4 <= ScaledImages.largestCopy else { return nil }
         let shape = Shape(m00: t.matrix.0.0, m11: t.matrix.1.1, tx: t.matrix.0.2, ty: t.matrix.1.2,
                           width: width, height: height)
-        return kept.surface(Key(image: image, shape: shape)) {
+        // Nil at the first asking is not kept: the second makes the copy.
+        return KeptSurfaces.shared.surface(.scaled(Key(image: image, shape: shape)), keepsNil: false) {
             let seen = Seen(image: image.serial, shape: shape)
             if seenOnce.insert(seen).inserted {
                 if seenOnce.count > 4096 { seenOnce.removeAll(keepingCapacity: true) }
@@ -178,7 +247,7 @@ final class ScaledImages {
             }
             seenOnce.remove(seen)
             made += 1
-            let s = Surface(width: width, height: height, format: .argb8888)
+            let s = Surface.kept(width: width, height: height, format: .argb8888)
             var transform = t
             pixman_image_set_transform(image.image, &transform)
             pixman_image_set_filter(image.image, PIXMAN_FILTER_BILINEAR, nil, 0)

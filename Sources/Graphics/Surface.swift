@@ -55,6 +55,15 @@ public final class Surface {
         self.init(width: width, height: height, format: format, mapped: false)
     }
 
+    /// A surface for a cache (`KeptSurfaces`): its own mapping from a page up. Kept
+    /// surfaces go when the budget needs room, at any moment, and in the heap each one
+    /// left a hole among longer-lived blocks (the 24 h soak's heap doubled, a third of it
+    /// free); smaller ones share pages in the heap, where their sizes recur.
+    static func kept(width: Int, height: Int, format: PixelFormat) -> Surface {
+        let bytes = ((width * format.bytesPerPixel + 15) & ~15) * height
+        return Surface(width: width, height: height, format: format, mapped: bytes >= 4096)
+    }
+
     /// `mapped`: its own mapping whatever its size, for buffers a cache makes and drops
     /// often (shadow masks), so their memory goes back to the kernel instead of holes.
     init(width: Int, height: Int, format: PixelFormat, mapped: Bool) {

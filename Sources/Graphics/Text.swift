@@ -42,10 +42,10 @@ extension FontLibrary {
     /// anywhere between CJK characters, and inside a word too long for a line.
     public func wrap(_ text: String, style: TextStyle, scale: Double, maxWidth: Double) -> [String] {
         let key = WrapKey(text: text, pixelSize: pixelSize(style, scale), weight: style.weight, limit: maxWidth * scale)
-        if let lines = wrapCache[key] { return lines }
+        if let lines = wrapCache.use(key) { return lines }
         let lines = wrapLines(text, pixelSize: key.pixelSize, weight: key.weight, limit: key.limit)
-        if wrapCache.count >= FontLibrary.wrapCacheEntries { wrapCache.removeAll(keepingCapacity: true) }
-        wrapCache[key] = lines
+        if wrapCache.count >= FontLibrary.wrapCacheEntries { wrapCache.removeOldest() }
+        wrapCache.insert(key, lines, cost: 1)
         return lines
     }
 
@@ -133,16 +133,9 @@ extension FontLibrary {
     /// rounded positions would depend on where the line starts, so it is drawn glyph by glyph.
     func lineMask(_ text: String, pixelSize px: Int, weight: FontWeight) -> LineMask? {
         let key = LineKey(text: text, pixelSize: px, weight: weight)
-        if let cached = lineMasks[key] { return cached }
-        let made = makeLineMask(text, pixelSize: px, weight: weight)
-        let bytes = made.map { $0.mask.stride * $0.mask.height } ?? 0
-        if lineMaskBytes + bytes > FontLibrary.lineMaskByteLimit {
-            lineMasks.removeAll(keepingCapacity: true)
-            lineMaskBytes = 0
+        return KeptSurfaces.shared.object(.line(library: serial, key), pixelBytes: { $0.mask.byteCount }) {
+            makeLineMask(text, pixelSize: px, weight: weight)
         }
-        lineMasks[key] = made
-        lineMaskBytes += bytes
-        return made
     }
 
     private func makeLineMask(_ text: String, pixelSize px: Int, weight: FontWeight) -> LineMask? {
@@ -157,7 +150,7 @@ extension FontLibrary {
         guard let first = placed.first else { return nil }
         var box = PixelRect(first.x, first.y, first.mask.width, first.mask.height)
         for p in placed.dropFirst() { box = box.union(PixelRect(p.x, p.y, p.mask.width, p.mask.height)) }
-        let line = Surface(width: box.width, height: box.height, format: .a8)
+        let line = Surface.kept(width: box.width, height: box.height, format: .a8)
         for p in placed {
             pixman_image_composite32(PIXMAN_OP_OVER, p.mask.image, nil, line.image, 0, 0, 0, 0,
                                      Int32(p.x - box.x), Int32(p.y - box.y), Int32(p.mask.width), Int32(p.mask.height))

@@ -37,6 +37,7 @@ public final class Screen {
         scale = Screen.pointScale(width: width, height: height)
         size = Size(Double(width) / scale, Double(height) / scale)
         shadow = Surface(width: width, height: height, format: .xrgb8888)
+        KeptSurfaces.shared.fit(screenWidth: width, height: height)
     }
 
     /// Every view drawing into a rectangle passes over its pixels once more (a background,

@@ -18,7 +18,7 @@ final class SoakTests: XCTestCase {
                                   catalog: .standard)
     }
 
-    private func soak(hours: Double, directory: String, lines: inout [String]) throws
+    private func soak(hours: Double, directory: String, lines: inout [String], rssLimit: Int = 0) throws
         -> (status: Int32, reports: [Soak.Report], gamesOpened: [String: Int], frames: Int)
     {
         let runner = try makeRunner(directory)
@@ -28,6 +28,8 @@ final class SoakTests: XCTestCase {
         // The 2 MB limit is for hours of running; a test process's first minutes still
         // fill caches, so the short soak only guards against gross leaks.
         soak.growthLimit = 16 << 20
+        // The test process holds every test's code and data: the 40 MB is for the kiosk.
+        soak.rssLimit = rssLimit
         var collected: [String] = []
         soak.output = { collected.append($0) }
         let result = soak.runCollecting()
@@ -52,7 +54,8 @@ final class SoakTests: XCTestCase {
         XCTAssertGreaterThan(memory.malloc.inUse, 0)
         XCTAssertGreaterThan(memory.surfaces, 0)
         XCTAssertGreaterThan(memory.fonts.glyphs, 0)
-        XCTAssertLessThanOrEqual(memory.fonts.emojiBytes, FontLibrary.emojiCacheLimit)
+        XCTAssertGreaterThan(memory.caches.totalBytes, 0)
+        XCTAssertLessThanOrEqual(memory.caches.totalBytes, memory.caches.budget)
         // The menu, at most one paused scene per game and the attract mode's: no pile-up.
         XCTAssertLessThanOrEqual(memory.scenes, 2 + result.gamesOpened.count, lines.joined(separator: "\n"))
     }
@@ -67,6 +70,15 @@ final class SoakTests: XCTestCase {
         XCTAssertEqual(first.reports.map(\.framesDrawn), second.reports.map(\.framesDrawn))
         // The final line names the touches made: the same visitor both times.
         XCTAssertEqual(a.last?.split(separator: ",").dropFirst(2).first, b.last?.split(separator: ",").dropFirst(2).first)
+    }
+
+    /// RSS over the limit at a report fails the run, as growth does.
+    func testRSSOverItsLimitFails() throws {
+        var lines: [String] = []
+        let result = try soak(hours: 0.01, directory: try makeTemporaryDirectory(self), lines: &lines, rssLimit: 1 << 20)
+        XCTAssertEqual(result.status, 1, lines.joined(separator: "\n"))
+        XCTAssertTrue(lines.last?.hasPrefix("soak: FAILED") ?? false, lines.joined(separator: "\n"))
+        XCTAssertTrue(lines.last?.contains("(limit 1.0 MB)") ?? false, lines.joined(separator: "\n"))
     }
 
     func testBadArgumentsAreRejected() throws {

@@ -68,7 +68,7 @@ final class LineMaskTests: XCTestCase {
         let fonts = try FontLibrary()
         for i in 0..<3000 {
             _ = fonts.lineMask("Score \(i * 7919) of a long line of text to fill it", pixelSize: 40, weight: .bold)
-            XCTAssertLessThanOrEqual(fonts.lineMaskBytes, FontLibrary.lineMaskByteLimit)
+            XCTAssertLessThanOrEqual(KeptSurfaces.shared.bytes, KeptSurfaces.shared.byteLimit)
         }
         // Kept: the same line twice is the same mask.
         let a = fonts.lineMask("Again", pixelSize: 30, weight: .regular)

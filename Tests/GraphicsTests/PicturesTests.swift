@@ -86,13 +86,41 @@ final class PicturesTests: XCTestCase {
     }
 
     func testKeptUnderTheirBound() {
-        var kept = RecentSurfaces<Int>(byteLimit: 1 << 20)
+        let kept = KeptSurfaces(byteLimit: 1 << 20)
+        func key(_ i: Int) -> KeptSurfaces.Key {
+            .picture(Pictures.Key(name: i, width: 200, height: 200, phaseX: 0, phaseY: 0, scale: 1))
+        }
         for i in 0..<40 {
-            _ = kept.surface(i) { Surface(width: 200, height: 200, format: .argb8888) }
-            _ = kept.surface(0) { XCTFail("the most used picture was let go"); return nil }
+            _ = kept.surface(key(i)) { Surface(width: 200, height: 200, format: .argb8888) }
+            _ = kept.surface(key(0)) { XCTFail("the most used picture was let go"); return nil }
             XCTAssertLessThanOrEqual(kept.bytes, 1 << 20)
         }
         XCTAssertGreaterThan(kept.count, 3)
+        XCTAssertEqual(kept.census(.picture).count, kept.count)
+        XCTAssertEqual(kept.census(.picture).made, 40)
+        // A screen's budget grows with its pixels and never shrinks.
+        kept.fit(screenWidth: 1920, height: 1080)
+        XCTAssertEqual(kept.byteLimit, KeptSurfaces.bytesPerScreenPixel * 1920 * 1080)
+        kept.fit(screenWidth: 100, height: 100)
+        XCTAssertEqual(kept.byteLimit, KeptSurfaces.bytesPerScreenPixel * 1920 * 1080)
+    }
+
+    /// The one eviction order: least recently used first, whatever was inserted when.
+    func testRecentlyUsedLetsTheOldestGo() {
+        var lru = RecentlyUsed<String, Int>()
+        for (i, k) in ["a", "b", "c", "d"].enumerated() { lru.insert(k, i, cost: 10) }
+        XCTAssertEqual(lru.use("a"), 0)  // a is now the newest
+        XCTAssertEqual(lru.removeOldest()?.key, "b")
+        lru.insert("c", 7, cost: 5)      // replaced, newest
+        XCTAssertEqual(lru.cost, 25)
+        XCTAssertEqual(lru.removeOldest()?.key, "d")
+        XCTAssertEqual(lru.removeOldest()?.key, "a")
+        XCTAssertEqual(lru.removeOldest()?.value, 7)
+        XCTAssertNil(lru.removeOldest())
+        XCTAssertEqual(lru.cost, 0)
+        XCTAssertNil(lru.use("a"))
+        lru.insert("e", 1, cost: 1)
+        XCTAssertEqual(lru.count, 1)
     }
 
     func testSnappedMovesLessThanHalfAPixel() {

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# A simulated day of the kiosk at each panel size given (boardwalk --headless --soak 24,
+# docs/PERFORMANCE.md), side by side, each from an empty state directory. Each soak fails
+# itself (exit 1) on a crash, a stuck scene, RSS over 40 MB at an hourly report or growth
+# over 2 MB after the first; this prints every report and fails if any size failed.
+#   scripts/soak-check.sh .build/release/boardwalk 800x480 1280x800 480x800
+set -u
+bin=$1; shift
+out=out/soak
+rm -rf "$out" && mkdir -p "$out"
+start=$(date +%s)
+pids=()
+for size in "$@"; do
+  mkdir -p "$out/state-$size"
+  # A frame every 0.25 s while nobody touches (touches at 60 fps): a day in minutes.
+  "$bin" --headless --soak 24 --frame-step 0.25 --size "$size" --state-dir "$out/state-$size" \
+    >"$out/$size.log" 2>&1 &
+  pids+=($!)
+done
+failed=0
+i=0
+for size in "$@"; do
+  wait "${pids[$i]}"; status=$?
+  i=$((i + 1))
+  echo "== soak $size (exit $status)"
+  grep '^soak:' "$out/$size.log"
+  [ "$status" = 0 ] || failed=1
+done
+echo "soak-check: $# sizes in $(( $(date +%s) - start )) s, $([ $failed = 0 ] && echo passed || echo FAILED)"
+exit $failed
