@@ -58,6 +58,9 @@ public final class InputSystem {
     private var retries: [String: (attempts: Int, due: Double)] = [:]
     /// Nodes we opened and rejected (ignored class, or not an evdev node): not retried.
     private var rejected: Set<String> = []
+    /// Nodes still closed to us after every retry (udev slower than `retryDelays` on a busy
+    /// board): opened when their permissions next change.
+    private var waitingForAccess: Set<String> = []
     private var loggedMissingDirectory = false
 
     /// Seconds after creation at which a node that could not be opened is tried again.
@@ -178,10 +181,11 @@ public final class InputSystem {
             if devices[name] == nil { attemptOpen(name, now: now, into: &output) }
         case .attributesChanged(let name):
             // udev finished chmod/chgrp: the moment a pending node becomes openable.
-            if retries[name] != nil { attemptOpen(name, now: now, into: &output) }
+            if retries[name] != nil || waitingForAccess.contains(name) { attemptOpen(name, now: now, into: &output) }
         case .deleted(let name):
             retries.removeValue(forKey: name)
             rejected.remove(name)
+            waitingForAccess.remove(name)
             remove(name, now: now, into: &output)
         case .directoryAppeared:
             Log.info("input: \(config.directory) appeared")
@@ -204,12 +208,20 @@ public final class InputSystem {
                 retries[name] = (attempts + 1, now + Self.retryDelays[attempts])
             } else {
                 retries.removeValue(forKey: name)
-                if error.errno != ENOENT { rejected.insert(name) }
-                Log.warning("input: cannot use \(path): \(error)")
+                if error.errno == EACCES || error.errno == EPERM {
+                    // Not yet ours: udev sets the group later still; its chmod wakes us.
+                    if waitingForAccess.insert(name).inserted {
+                        Log.warning("input: cannot use \(path) yet: \(error); opened when its permissions change")
+                    }
+                } else {
+                    if error.errno != ENOENT { rejected.insert(name) }
+                    Log.warning("input: cannot use \(path): \(error)")
+                }
             }
             return
         }
         retries.removeValue(forKey: name)
+        waitingForAccess.remove(name)
         var deviceClass = device.capabilities.classify()
         if case .touch = deviceClass, let match = config.touchDeviceMatch, !match.isEmpty,
            !(device.name.contains(match) || path == match) {
