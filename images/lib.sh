@@ -178,6 +178,11 @@ bw_install_system() {
     # USB sticks mounted read-only for the kiosk (update bundles, the books), and the kiosk's
     # group allowed to ask RAUC's service for an update ("Update from USB").
     install -D -m 0644 "$BW_REPO/systemd/80-boardwalk-usb.rules" "$root/usr/lib/udev/rules.d/80-boardwalk-usb.rules"
+    # The system disk's partitions by number (/dev/disk/boardwalk/partN, for fstab and RAUC's
+    # slots), and no other disk (a stranger's stick holding a copy of the card) winning a
+    # by-partuuid, by-label, by-uuid or by-partlabel link the system disk has too.
+    install -D -m 0644 "$BW_REPO/systemd/61-boardwalk-system-disk.rules" "$root/usr/lib/udev/rules.d/61-boardwalk-system-disk.rules"
+    install -D -m 0755 "$BW_REPO/systemd/boardwalk-system-disk" "$root/usr/lib/boardwalk/system-disk"
     install -D -m 0644 "$BW_REPO/systemd/boardwalk-rauc.conf" "$root/usr/share/dbus-1/system.d/boardwalk-rauc.conf"
     # The user exists in the image itself (a read-only root can't get it at boot).
     systemd-sysusers --root="$root" "$root/usr/lib/sysusers.d/boardwalk.conf" >&2
@@ -198,7 +203,10 @@ bw_install_system() {
     chmod 0700 "$root/var/lib/boardwalk"
     mkdir -p "$root/etc/systemd/logind.conf.d" "$root/etc/systemd/system.conf.d" "$root/etc/systemd/journald.conf.d"
     printf '[Login]\nNAutoVTs=0\nReserveVT=0\n' > "$root/etc/systemd/logind.conf.d/boardwalk.conf"
-    printf '[Manager]\nShowStatus=no\n' > "$root/etc/systemd/system.conf.d/boardwalk.conf"
+    # The hardware watchdog (bcm2835-wdt on a Pi, i6300esb on the x86 disk board) resets a
+    # board whose system hangs: systemd stops feeding it. 15 s: the Pi's watchdog goes no
+    # longer. A board without one: systemd finds no device and goes on.
+    printf '[Manager]\nShowStatus=no\nRuntimeWatchdogSec=15s\n' > "$root/etc/systemd/system.conf.d/boardwalk.conf"
     bw_lockdown "$root"
     # Logs in RAM: the root is read-only and an SD card should not wear out on logs.
     printf '[Journal]\nStorage=volatile\nRuntimeMaxUse=16M\n' > "$root/etc/systemd/journald.conf.d/boardwalk.conf"
@@ -298,8 +306,19 @@ bw_check_libs() {
     [ -z "$missing" ] || bw_die "the root lacks libraries the binary needs:$missing (add their packages to images/packages.txt)"
 }
 
-# bw_cmdline PROFILE: the kernel command line the profile asks for.
-bw_cmdline() { bw_profile_get "$1" boot cmdline; }
+# bw_cmdline PROFILE: the kernel command line the profile asks for, and what every image's
+# has whatever the profile says: a kernel that panics restarts the board after 10 s (an
+# update's trial boot then falls back to the old slot: GRUB's try flag, the Pi's tryboot)
+# instead of showing the panic until someone pulls the plug; no SysRq keys from the first
+# moment (sysctl.d comes only once systemd runs). A profile's own panic= or
+# sysctl.kernel.sysrq= stays.
+bw_cmdline() {
+    local line
+    line=$(bw_profile_get "$1" boot cmdline)
+    case " $line " in *" panic="*) ;; *) line="$line panic=10" ;; esac
+    case " $line " in *" sysctl.kernel.sysrq="*) ;; *) line="$line sysctl.kernel.sysrq=0" ;; esac
+    echo "${line# }"
+}
 
 # bw_set_pin ROOT [PIN]: the operator PIN, as a salted hash in ROOT's boardwalk.conf
 # ([kiosk] operator_pin = pbkdf2-sha256$ITERATIONS$SALT$HASH; Arcade/OperatorPIN.swift
