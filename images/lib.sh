@@ -266,17 +266,41 @@ bw_enable_exporter() {
     bw_log "node exporter: port $port, textfile collector on $dir, wired network by DHCP"
 }
 
-# bw_lockdown ROOT: no key chord on a keyboard plugged into the kiosk reaches the system.
+# bw_lockdown ROOT: no key on a keyboard plugged into the kiosk reaches the system.
 # Ctrl-Alt-Del (the kernel tells init, which would start ctrl-alt-del.target: a reboot, or
 # after 7 presses in 2 s CtrlAltDelBurstAction) does nothing, and the SysRq keys (Alt-SysRq-K
-# kills the VT's processes, -B reboots) are off. The kiosk locks its own VT's keyboard itself
-# (Display/VirtualTerminal.swift).
+# kills the VT's processes, -B reboots) are off; Alt-Up (the kernel's "keyboard request":
+# init starts kbrequest.target) does nothing; logind (where it runs: an existing system;
+# the images mask it) ignores the power, reboot, suspend and hibernate keys. The kiosk locks
+# its own VT's keyboard itself (Display/VirtualTerminal.swift). The one definition: the
+# images, scripts/install.sh and the Debian package's maintainer scripts call it.
 bw_lockdown() {
     local root=$1
-    mkdir -p "$root/etc/systemd/system" "$root/etc/systemd/system.conf.d" "$root/etc/sysctl.d"
+    mkdir -p "$root/etc/systemd/system" "$root/etc/systemd/system.conf.d" "$root/etc/sysctl.d" \
+        "$root/etc/systemd/logind.conf.d"
     ln -sf /dev/null "$root/etc/systemd/system/ctrl-alt-del.target"
+    ln -sf /dev/null "$root/etc/systemd/system/kbrequest.target"
     printf '[Manager]\nCtrlAltDelBurstAction=none\n' > "$root/etc/systemd/system.conf.d/boardwalk-lockdown.conf"
     printf '# Boardwalk: no SysRq keys on a public kiosk.\nkernel.sysrq = 0\n' > "$root/etc/sysctl.d/90-boardwalk.conf"
+    printf '%s\n' "# Boardwalk: a passer-by's keyboard does not power off, reboot or suspend the kiosk." "[Login]" \
+        HandlePowerKey=ignore HandlePowerKeyLongPress=ignore HandleRebootKey=ignore HandleRebootKeyLongPress=ignore \
+        HandleSuspendKey=ignore HandleSuspendKeyLongPress=ignore HandleHibernateKey=ignore HandleHibernateKeyLongPress=ignore \
+        > "$root/etc/systemd/logind.conf.d/boardwalk-lockdown.conf"
+}
+
+# bw_cmdline_add FILE PARAM=VALUE...: each parameter on a kernel command line file (a Pi's
+# cmdline.txt: one line) unless the line has that parameter already; the file replaced whole.
+bw_cmdline_add() {
+    local file=$1 line p; shift
+    line=$(head -n 1 "$file" | tr -d '\r')
+    for p in "$@"; do
+        case " $line " in *" ${p%%=*}="*) ;; *) line="$line $p" ;; esac
+    done
+    [ "$line" != "$(head -n 1 "$file" | tr -d '\r')" ] || return 0
+    printf '%s\n' "$line" > "$file.boardwalk-new"
+    sync "$file.boardwalk-new" 2>/dev/null || sync
+    mv "$file.boardwalk-new" "$file"
+    sync
 }
 
 # bw_install_kiosk ROOT BINARY PROFILE: the binary, its data, the board profile and the
