@@ -178,6 +178,11 @@ bw_install_system() {
     # USB sticks mounted read-only for the kiosk (update bundles, the books), and the kiosk's
     # group allowed to ask RAUC's service for an update ("Update from USB").
     install -D -m 0644 "$BW_REPO/systemd/80-boardwalk-usb.rules" "$root/usr/lib/udev/rules.d/80-boardwalk-usb.rules"
+    # The system disk's partitions by number (/dev/disk/boardwalk/partN, for fstab and RAUC's
+    # slots), and no other disk (a stranger's stick holding a copy of the card) winning a
+    # by-partuuid, by-label, by-uuid or by-partlabel link the system disk has too.
+    install -D -m 0644 "$BW_REPO/systemd/61-boardwalk-system-disk.rules" "$root/usr/lib/udev/rules.d/61-boardwalk-system-disk.rules"
+    install -D -m 0755 "$BW_REPO/systemd/boardwalk-system-disk" "$root/usr/lib/boardwalk/system-disk"
     install -D -m 0644 "$BW_REPO/systemd/boardwalk-rauc.conf" "$root/usr/share/dbus-1/system.d/boardwalk-rauc.conf"
     # The user exists in the image itself (a read-only root can't get it at boot).
     systemd-sysusers --root="$root" "$root/usr/lib/sysusers.d/boardwalk.conf" >&2
@@ -198,7 +203,10 @@ bw_install_system() {
     chmod 0700 "$root/var/lib/boardwalk"
     mkdir -p "$root/etc/systemd/logind.conf.d" "$root/etc/systemd/system.conf.d" "$root/etc/systemd/journald.conf.d"
     printf '[Login]\nNAutoVTs=0\nReserveVT=0\n' > "$root/etc/systemd/logind.conf.d/boardwalk.conf"
-    printf '[Manager]\nShowStatus=no\n' > "$root/etc/systemd/system.conf.d/boardwalk.conf"
+    # The hardware watchdog (bcm2835-wdt on a Pi, i6300esb on the x86 disk board) resets a
+    # board whose system hangs: systemd stops feeding it. 15 s: the Pi's watchdog goes no
+    # longer. A board without one: systemd finds no device and goes on.
+    printf '[Manager]\nShowStatus=no\nRuntimeWatchdogSec=15s\n' > "$root/etc/systemd/system.conf.d/boardwalk.conf"
     bw_lockdown "$root"
     # Logs in RAM: the root is read-only and an SD card should not wear out on logs.
     printf '[Journal]\nStorage=volatile\nRuntimeMaxUse=16M\n' > "$root/etc/systemd/journald.conf.d/boardwalk.conf"
@@ -220,13 +228,23 @@ bw_exporter_port() {
 bw_exporter_packages() { [ -z "$(bw_exporter_port "$1")" ] || echo prometheus-node-exporter; }
 
 # bw_enable_exporter ROOT PROFILE: with [metrics] exporter_port = N, Debian's node exporter
-# runs at boot, listening on port N (all addresses) with its textfile collector on the
-# kiosk's metrics directory ([metrics] textfile_dir; auto: /run/boardwalk-metrics, which
-# tmpfiles makes and the unit lets the kiosk write), and the wired network comes up by DHCP
-# (systemd-networkd) so the fleet can scrape it. The kiosk itself keeps PrivateNetwork=yes.
+# runs at boot with its textfile collector on the kiosk's metrics directory ([metrics]
+# textfile_dir; auto: /run/boardwalk-metrics, which tmpfiles makes and the unit lets the
+# kiosk write), and the network comes up by DHCP (systemd-networkd) so the fleet can scrape
+# it. The kiosk itself keeps PrivateNetwork=yes. Where it listens and who gets an address:
+#  - exporter_interface = NAME: DHCP on that interface only (a stranger's USB network
+#    adapter gets nothing), and the exporter listens only there (a socket bound to the
+#    device, handed to the exporter: --web.systemd-socket);
+#  - exporter_address = ADDRESS: the exporter listens on that address only (bound before the
+#    address is there: FreeBind);
+#  - neither: every wired interface (en*, eth*) by DHCP, the exporter on all addresses.
+#  - exporter_password_file = FILE (on the build machine, lines USER:PASSWORD, never in the
+#    image): HTTPS with basic auth (--web.config.file): the image holds the users' bcrypt
+#    hashes and a TLS certificate and key made once per password file in the image cache
+#    ($BW_CACHE/exporter-tls-HASH/cert.pem: give it to Prometheus as its CA file).
 # Without exporter_port: nothing.
 bw_enable_exporter() {
-    local root=$1 profile=$2 port dir
+    local root=$1 profile=$2 port dir iface addr pwfile listen tls uid
     port=$(bw_exporter_port "$profile")
     [ -n "$port" ] || return 0
     [ -x "$root/usr/bin/prometheus-node-exporter" ] ||
@@ -238,11 +256,79 @@ bw_enable_exporter() {
         /*) ;;
         *) bw_die "$profile: [metrics] textfile_dir = $dir is not an absolute path" ;;
     esac
+    iface=$(bw_profile_get "$profile" metrics exporter_interface)
+    addr=$(bw_profile_get "$profile" metrics exporter_address)
+    pwfile=$(bw_profile_get "$profile" metrics exporter_password_file)
+    [ -z "$iface" ] || [[ "$iface" =~ ^[A-Za-z0-9_.-]{1,15}$ ]] || bw_die "$profile: [metrics] exporter_interface = $iface is not an interface name"
+    [ -z "$addr" ] || [[ "$addr" =~ ^[0-9A-Fa-f.:]+$ ]] || bw_die "$profile: [metrics] exporter_address = $addr is not an IP address"
     mkdir -p "$root/etc/default" "$root/etc/systemd/system/multi-user.target.wants" \
         "$root/etc/systemd/system/sockets.target.wants" "$root/etc/systemd/network"
-    # Only the textfile collector's directory and the port differ from Debian's defaults.
-    printf '# Boardwalk (images/lib.sh bw_enable_exporter): the kiosk'"'"'s metrics on port %s.\nARGS="--web.listen-address=:%s --collector.textfile.directory=%s"\n' \
-        "$port" "$port" "$dir" > "$root/etc/default/prometheus-node-exporter"
+    local args="--collector.textfile.directory=$dir"
+    if [ -n "$iface" ] || [ -n "$addr" ]; then
+        # A socket of systemd's, handed to the exporter: BindToDevice= and FreeBind= are
+        # what the exporter's own --web.listen-address cannot do.
+        listen=$port
+        case "$addr" in "") ;; *:*) listen="[$addr]:$port" ;; *) listen="$addr:$port" ;; esac
+        {
+            echo "# Boardwalk (images/lib.sh bw_enable_exporter): where the node exporter listens."
+            echo "[Unit]"; echo "Description=Prometheus node exporter socket"
+            echo "[Socket]"; echo "ListenStream=$listen"
+            [ -z "$addr" ] || echo "FreeBind=yes"
+            [ -z "$iface" ] || echo "BindToDevice=$iface"
+            echo "[Install]"; echo "WantedBy=sockets.target"
+        } > "$root/etc/systemd/system/prometheus-node-exporter.socket"
+        ln -sf ../prometheus-node-exporter.socket \
+            "$root/etc/systemd/system/sockets.target.wants/prometheus-node-exporter.socket"
+        args="--web.systemd-socket $args"
+    else
+        args="--web.listen-address=:$port $args"
+    fi
+    if [ -n "$pwfile" ]; then
+        case "$pwfile" in /*) ;; *) pwfile=$(dirname "$profile")/$pwfile ;; esac
+        [ -r "$pwfile" ] || bw_die "$profile: [metrics] exporter_password_file $pwfile cannot be read"
+        tls=$BW_CACHE/exporter-tls-$(bw_key "$pwfile")
+        if [ ! -s "$tls/cert.pem" ]; then
+            rm -rf "$tls.part"; mkdir -p "$tls.part"; chmod 0700 "$tls.part"
+            openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 36500 \
+                -subj "/CN=Boardwalk node exporter" -addext "subjectAltName=DNS:boardwalk" \
+                -keyout "$tls.part/key.pem" -out "$tls.part/cert.pem" 2>/dev/null || bw_die "openssl could not make the exporter's certificate"
+            rm -rf "$tls"; mv "$tls.part" "$tls"
+        fi
+        mkdir -p "$root/etc/prometheus-node-exporter"
+        uid=$(awk -F: '$1=="prometheus"{print $3":"$4}' "$root/etc/passwd")
+        [ -n "$uid" ] || bw_die "the root has no user prometheus (prometheus-node-exporter's)"
+        install -m 0644 "$tls/cert.pem" "$root/etc/prometheus-node-exporter/tls.crt"
+        install -m 0600 "$tls/key.pem" "$root/etc/prometheus-node-exporter/tls.key"
+        chown "$uid" "$root/etc/prometheus-node-exporter/tls.key"
+        # The users' bcrypt hashes (what the exporter's web config takes); the passwords
+        # themselves never reach the image.
+        python3 -W ignore - "$pwfile" > "$root/etc/prometheus-node-exporter/web.yml" <<'PY' || bw_die "could not hash $pwfile's passwords"
+import crypt, sys
+users = []
+for line in open(sys.argv[1]):
+    line = line.strip()
+    if not line or line.startswith("#"):
+        continue
+    user, sep, password = line.partition(":")
+    if not sep or not user or not password or not all(c.isalnum() or c in "_.-" for c in user):
+        sys.exit("a line is not USER:PASSWORD")
+    users.append((user, crypt.crypt(password, crypt.mksalt(crypt.METHOD_BLOWFISH))))
+if not users:
+    sys.exit("no USER:PASSWORD line")
+print("# Boardwalk (images/lib.sh bw_enable_exporter): HTTPS and basic auth for the node exporter.")
+print("tls_server_config:")
+print("  cert_file: /etc/prometheus-node-exporter/tls.crt")
+print("  key_file: /etc/prometheus-node-exporter/tls.key")
+print("basic_auth_users:")
+for user, hashed in users:
+    print(f"  {user}: '{hashed}'")
+PY
+        chown "$uid" "$root/etc/prometheus-node-exporter/web.yml"; chmod 0600 "$root/etc/prometheus-node-exporter/web.yml"
+        args="$args --web.config.file=/etc/prometheus-node-exporter/web.yml"
+        bw_log "node exporter: HTTPS and basic auth ($(grep -c "^  [^ ]*: '" "$root/etc/prometheus-node-exporter/web.yml") users); its certificate: $tls/cert.pem"
+    fi
+    printf '# Boardwalk (images/lib.sh bw_enable_exporter): the kiosk'"'"'s metrics on port %s.\nARGS="%s"\n' \
+        "$port" "$args" > "$root/etc/default/prometheus-node-exporter"
     ln -sf /lib/systemd/system/prometheus-node-exporter.service \
         "$root/etc/systemd/system/multi-user.target.wants/prometheus-node-exporter.service"
     if [ "$dir" != /run/boardwalk-metrics ]; then
@@ -251,24 +337,49 @@ bw_enable_exporter() {
         printf '[Service]\nReadWritePaths=-%s\n' "$dir" > "$root/etc/systemd/system/boardwalk.service.d/metrics.conf"
         printf 'd %s 0755 boardwalk boardwalk - -\n' "$dir" > "$root/etc/tmpfiles.d/boardwalk-metrics.conf"
     fi
-    # The wired network by DHCP (Ethernet names: enX..., ethN).
-    printf '[Match]\nName=en* eth*\n\n[Network]\nDHCP=yes\n' > "$root/etc/systemd/network/80-boardwalk-wired.network"
+    # DHCP on the named interface only; without one, on every wired interface (Ethernet
+    # names: enX..., ethN), a USB adapter plugged in by anyone included.
+    printf '[Match]\nName=%s\n\n[Network]\nDHCP=yes\n' "${iface:-en* eth*}" > "$root/etc/systemd/network/80-boardwalk-wired.network"
     ln -sf /lib/systemd/system/systemd-networkd.service "$root/etc/systemd/system/multi-user.target.wants/systemd-networkd.service"
     ln -sf /lib/systemd/system/systemd-networkd.socket "$root/etc/systemd/system/sockets.target.wants/systemd-networkd.socket"
-    bw_log "node exporter: port $port, textfile collector on $dir, wired network by DHCP"
+    bw_log "node exporter: port $port${addr:+ on $addr}${iface:+ on $iface only}, textfile collector on $dir, DHCP on ${iface:-every wired interface}"
 }
 
-# bw_lockdown ROOT: no key chord on a keyboard plugged into the kiosk reaches the system.
+# bw_lockdown ROOT: no key on a keyboard plugged into the kiosk reaches the system.
 # Ctrl-Alt-Del (the kernel tells init, which would start ctrl-alt-del.target: a reboot, or
 # after 7 presses in 2 s CtrlAltDelBurstAction) does nothing, and the SysRq keys (Alt-SysRq-K
-# kills the VT's processes, -B reboots) are off. The kiosk locks its own VT's keyboard itself
-# (Display/VirtualTerminal.swift).
+# kills the VT's processes, -B reboots) are off; Alt-Up (the kernel's "keyboard request":
+# init starts kbrequest.target) does nothing; logind (where it runs: an existing system;
+# the images mask it) ignores the power, reboot, suspend and hibernate keys. The kiosk locks
+# its own VT's keyboard itself (Display/VirtualTerminal.swift). The one definition: the
+# images, scripts/install.sh and the Debian package's maintainer scripts call it.
 bw_lockdown() {
     local root=$1
-    mkdir -p "$root/etc/systemd/system" "$root/etc/systemd/system.conf.d" "$root/etc/sysctl.d"
+    mkdir -p "$root/etc/systemd/system" "$root/etc/systemd/system.conf.d" "$root/etc/sysctl.d" \
+        "$root/etc/systemd/logind.conf.d"
     ln -sf /dev/null "$root/etc/systemd/system/ctrl-alt-del.target"
+    ln -sf /dev/null "$root/etc/systemd/system/kbrequest.target"
     printf '[Manager]\nCtrlAltDelBurstAction=none\n' > "$root/etc/systemd/system.conf.d/boardwalk-lockdown.conf"
     printf '# Boardwalk: no SysRq keys on a public kiosk.\nkernel.sysrq = 0\n' > "$root/etc/sysctl.d/90-boardwalk.conf"
+    printf '%s\n' "# Boardwalk: a passer-by's keyboard does not power off, reboot or suspend the kiosk." "[Login]" \
+        HandlePowerKey=ignore HandlePowerKeyLongPress=ignore HandleRebootKey=ignore HandleRebootKeyLongPress=ignore \
+        HandleSuspendKey=ignore HandleSuspendKeyLongPress=ignore HandleHibernateKey=ignore HandleHibernateKeyLongPress=ignore \
+        > "$root/etc/systemd/logind.conf.d/boardwalk-lockdown.conf"
+}
+
+# bw_cmdline_add FILE PARAM=VALUE...: each parameter on a kernel command line file (a Pi's
+# cmdline.txt: one line) unless the line has that parameter already; the file replaced whole.
+bw_cmdline_add() {
+    local file=$1 line p; shift
+    line=$(head -n 1 "$file" | tr -d '\r')
+    for p in "$@"; do
+        case " $line " in *" ${p%%=*}="*) ;; *) line="$line $p" ;; esac
+    done
+    [ "$line" != "$(head -n 1 "$file" | tr -d '\r')" ] || return 0
+    printf '%s\n' "$line" > "$file.boardwalk-new"
+    sync "$file.boardwalk-new" 2>/dev/null || sync
+    mv "$file.boardwalk-new" "$file"
+    sync
 }
 
 # bw_install_kiosk ROOT BINARY PROFILE: the binary, its data, the board profile and the
@@ -298,8 +409,19 @@ bw_check_libs() {
     [ -z "$missing" ] || bw_die "the root lacks libraries the binary needs:$missing (add their packages to images/packages.txt)"
 }
 
-# bw_cmdline PROFILE: the kernel command line the profile asks for.
-bw_cmdline() { bw_profile_get "$1" boot cmdline; }
+# bw_cmdline PROFILE: the kernel command line the profile asks for, and what every image's
+# has whatever the profile says: a kernel that panics restarts the board after 10 s (an
+# update's trial boot then falls back to the old slot: GRUB's try flag, the Pi's tryboot)
+# instead of showing the panic until someone pulls the plug; no SysRq keys from the first
+# moment (sysctl.d comes only once systemd runs). A profile's own panic= or
+# sysctl.kernel.sysrq= stays.
+bw_cmdline() {
+    local line
+    line=$(bw_profile_get "$1" boot cmdline)
+    case " $line " in *" panic="*) ;; *) line="$line panic=10" ;; esac
+    case " $line " in *" sysctl.kernel.sysrq="*) ;; *) line="$line sysctl.kernel.sysrq=0" ;; esac
+    echo "${line# }"
+}
 
 # bw_set_pin ROOT [PIN]: the operator PIN, as a salted hash in ROOT's boardwalk.conf
 # ([kiosk] operator_pin = pbkdf2-sha256$ITERATIONS$SALT$HASH; Arcade/OperatorPIN.swift

@@ -36,29 +36,60 @@ bw_os_release() {
     rm -f "$f"; mv "$f.new" "$f"; chmod 0644 "$f"
 }
 
-# bw_rauc_keys: a development signing key, its self-signed certificate and a keyring holding
-# that certificate, made once with openssl in the image cache (never in git) and reused, so
-# every development image accepts every development bundle. A DEVELOPMENT KEYRING, for the
-# virtual board and test cards only: anyone with this cache can sign bundles those images
-# install. A product points BOARDWALK_RAUC_KEYDIR at a directory holding its own key.pem,
-# cert.pem and keyring.pem (kept offline). Prints the directory.
+# bw_rauc_keys: the signing key, certificate and keyring (prints their directory).
+# A product points BOARDWALK_RAUC_KEYDIR at a directory holding its own key.pem, cert.pem and
+# keyring.pem (kept offline). Without it: a DEVELOPMENT key, its self-signed certificate and
+# a keyring holding that certificate, made once with openssl in the image cache (never in
+# git) and reused, so every development image accepts every development bundle; anyone with
+# this cache can sign bundles those images install. It is used only when the build asks for
+# it (BOARDWALK_RAUC_DEV_KEYS=1: the virtual boards, test cards), and its certificate is
+# refused without that switch even when BOARDWALK_RAUC_KEYDIR holds a copy.
+# The development certificate is valid from 2000-01-01: a board without a clock (a Pi boots
+# in 1970; systemd lifts the clock only to its own build date) must not find it "not yet
+# valid". system.conf also checks certificates at the bundle's signing time (bw_rauc_install).
+BW_RAUC_DEV_SUBJECT="/O=Boardwalk development/CN=Boardwalk development bundles (not for products)"
 bw_rauc_keys() {
     local d=$BW_RAUC_KEYDIR
-    if [ -s "$d/key.pem" ] && [ -s "$d/cert.pem" ] && [ -s "$d/keyring.pem" ]; then echo "$d"; return; fi
-    [ -z "${BOARDWALK_RAUC_KEYDIR:-}" ] || bw_die "BOARDWALK_RAUC_KEYDIR=$d lacks key.pem, cert.pem or keyring.pem"
+    if [ -n "${BOARDWALK_RAUC_KEYDIR:-}" ]; then
+        [ -s "$d/key.pem" ] && [ -s "$d/cert.pem" ] && [ -s "$d/keyring.pem" ] ||
+            bw_die "BOARDWALK_RAUC_KEYDIR=$d lacks key.pem, cert.pem or keyring.pem"
+        if [ "${BOARDWALK_RAUC_DEV_KEYS:-0}" != 1 ] &&
+           openssl x509 -in "$d/cert.pem" -noout -subject 2>/dev/null | grep -q "Boardwalk development"; then
+            bw_die "BOARDWALK_RAUC_KEYDIR=$d holds Boardwalk's development certificate; a product signs with its own (BOARDWALK_RAUC_DEV_KEYS=1 for a test build)"
+        fi
+        echo "$d"; return
+    fi
+    [ "${BOARDWALK_RAUC_DEV_KEYS:-0}" = 1 ] ||
+        bw_die "no signing key: BOARDWALK_RAUC_KEYDIR names the product's (key.pem, cert.pem, keyring.pem); BOARDWALK_RAUC_DEV_KEYS=1 takes the development key (test builds only)"
+    # A certificate from an older recipe (valid only from the day it was made) is made again.
+    if [ -s "$d/key.pem" ] && [ -s "$d/keyring.pem" ] &&
+       openssl x509 -in "$d/cert.pem" -noout -startdate 2>/dev/null | grep -q 'notBefore=Jan  1 00:00:00 2000 GMT'; then
+        echo "$d"; return
+    fi
     command -v openssl >/dev/null || bw_die "openssl is missing"
     bw_log "rauc: a new development key and keyring in $d"
-    rm -rf "$d.part"; mkdir -p "$d.part"; chmod 0700 "$d.part"
+    local ca=$d.part/ca
+    rm -rf "$d.part"; mkdir -p "$ca"; chmod 0700 "$d.part"
+    openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:prime256v1 -out "$d.part/key.pem" 2>/dev/null
+    openssl req -new -key "$d.part/key.pem" -subj "$BW_RAUC_DEV_SUBJECT" -out "$ca/req.pem"
+    # `openssl ca -selfsign` takes a start date (bookworm's openssl 3.0 `req -x509` does not).
     # No extendedKeyUsage: RAUC's default purpose check then accepts the certificate.
-    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 3650 \
-        -subj "/O=Boardwalk development/CN=Boardwalk development bundles (not for products)" \
-        -keyout "$d.part/key.pem" -out "$d.part/cert.pem" 2>/dev/null
+    : > "$ca/index.txt"
+    openssl rand -hex 16 > "$ca/serial"
+    printf '%s\n' "[ca]" "default_ca = dev" "[dev]" "database = $ca/index.txt" "new_certs_dir = $ca" \
+        "serial = $ca/serial" "default_md = sha256" "policy = any" "x509_extensions = ext" \
+        "[any]" "organizationName = supplied" "commonName = supplied" \
+        "[ext]" "basicConstraints = critical,CA:TRUE" "keyUsage = critical,digitalSignature,keyCertSign" \
+        "subjectKeyIdentifier = hash" "authorityKeyIdentifier = keyid" > "$ca/ca.cnf"
+    openssl ca -batch -notext -selfsign -config "$ca/ca.cnf" -keyfile "$d.part/key.pem" \
+        -startdate 20000101000000Z -enddate 20991231235959Z -in "$ca/req.pem" \
+        -out "$d.part/cert.pem" 2>/dev/null || bw_die "openssl could not make the development certificate"
+    rm -rf "$ca"
     cp "$d.part/cert.pem" "$d.part/keyring.pem"
-    cat > "$d.part/README" <<'EOF'
-Boardwalk's DEVELOPMENT RAUC keyring, made by images/rauc.sh (bw_rauc_keys) at build time.
-Images built with it accept bundles signed with key.pem. For the virtual board and test
-cards only; a product uses its own key (BOARDWALK_RAUC_KEYDIR), kept offline.
-EOF
+    printf '%s\n' "Boardwalk's DEVELOPMENT RAUC keyring, made by images/rauc.sh (bw_rauc_keys) at build time." \
+        "Images built with it accept bundles signed with key.pem. For the virtual boards and test" \
+        "cards only (BOARDWALK_RAUC_DEV_KEYS=1); a product uses its own key (BOARDWALK_RAUC_KEYDIR)," \
+        "kept offline." > "$d.part/README"
     rm -rf "$d"; mv "$d.part" "$d"
     echo "$d"
 }
@@ -108,6 +139,9 @@ bw_rauc_install() {
         echo
         echo "[keyring]"
         echo "path=/etc/rauc/keyring.pem"
+        echo "# A board without a clock (a Pi) may think it is 1970: certificates are checked at"
+        echo "# the time the bundle was signed, not at the board's."
+        echo "use-bundle-signing-time=true"
         echo
         echo "[slot.rootfs.0]"; echo "device=$dev_a"; echo "type=ext4"; echo "bootname=A"
         echo

@@ -37,17 +37,28 @@ install -D -m 0644 "$BW_REPO/systemd/boardwalk-console.service" /usr/lib/systemd
 install -D -m 0644 "$BW_REPO/systemd/boardwalk.sysusers" /usr/lib/sysusers.d/boardwalk.conf
 install -D -m 0644 "$BW_REPO/systemd/boardwalk.tmpfiles" /usr/lib/tmpfiles.d/boardwalk.conf
 install -D -m 0644 "$BW_REPO/systemd/70-boardwalk.rules" /usr/lib/udev/rules.d/70-boardwalk.rules
-# A public kiosk: no chord on a plugged-in keyboard reboots the board or kills the kiosk,
-# no login prompt on tty1 (and, when the profile's [boot] other_vts = off, on no other VT).
+# A public kiosk, as the images are: no key or chord on a plugged-in keyboard reboots,
+# powers off or suspends the board or kills the kiosk (bw_lockdown: Ctrl-Alt-Del, SysRq,
+# Alt-Up, logind's power/reboot/suspend/hibernate keys, from the next boot), no login
+# prompt on tty1, nor on the other VTs unless the profile's [boot] other_vts = keep.
 bw_lockdown /
 sysctl -q -p /etc/sysctl.d/90-boardwalk.conf || true
 systemctl mask getty@tty1.service autovt@tty1.service >/dev/null
-if [ "$(bw_profile_get "$profile" boot other_vts)" = off ]; then
+if [ "$(bw_profile_get "$profile" boot other_vts)" != keep ]; then
     mkdir -p /etc/systemd/logind.conf.d
     printf '[Login]\nNAutoVTs=0\nReserveVT=0\n' > /etc/systemd/logind.conf.d/boardwalk.conf
-    systemctl mask getty-static.service >/dev/null
-    bw_log "other VTs: no gettys (profile: other_vts = off)"
+    systemctl mask getty-static.service getty@tty{2..6}.service autovt@tty{2..6}.service >/dev/null
+    bw_log "other VTs: no login prompts (the profile's [boot] other_vts = keep keeps them)"
 fi
+# SysRq off from the kernel's first moment too (sysctl.d comes only once systemd runs): on a
+# Raspberry Pi, in cmdline.txt (Raspberry Pi OS: /boot/firmware, older: /boot).
+for cmdline in /boot/firmware/cmdline.txt /boot/cmdline.txt; do
+    if [ -f "$cmdline" ] && [ ! -L "$cmdline" ]; then
+        bw_cmdline_add "$cmdline" sysctl.kernel.sysrq=0
+        bw_log "$cmdline: sysctl.kernel.sysrq=0 (from the next boot)"
+        break
+    fi
+done
 systemd-sysusers /usr/lib/sysusers.d/boardwalk.conf
 # The operator PIN: PIN=NNNNNN sets it; a first install without one gets a random PIN,
 # printed once. Either way only its salted hash is stored, readable by the kiosk's group

@@ -26,10 +26,13 @@
 #                                  marked bad until then)
 #   7  ext4  "bw-state"    64 MiB  /var/lib/boardwalk: scores and settings, the only place the
 #                                  kiosk writes, which updates never touch (nofail)
-# Every card has the disk id 4257a0b0 (BOARDWALK_RPI_DISK_ID): a bundle built later finds the
-# same partitions by PARTUUID on every card flashed from any build.
-# Next to the card, OUT.raucb: a signed RAUC bundle of slot A's boot and root file systems
-# (images/rauc.sh's development keyring unless BOARDWALK_RAUC_KEYDIR), for `rauc install`.
+# Each card gets its own random disk id (BOARDWALK_RPI_DISK_ID sets one): cmdline.txt names
+# the root by PARTUUID=<disk id>-05|06; fstab and RAUC's slots name the partitions by their
+# number on the disk the root is on (/dev/disk/boardwalk/partN, 61-boardwalk-system-disk.rules),
+# so one bundle fits every card, and a USB stick holding a copy of a card takes none of them.
+# Next to the card, OUT.raucb: a signed RAUC bundle of slot A's boot and root file systems,
+# signed with the product's key (BOARDWALK_RAUC_KEYDIR); a test card may use images/rauc.sh's
+# development key instead (BOARDWALK_RAUC_DEV_KEYS=1), never a product build.
 #
 # Needs root, mmdebstrap, dosfstools, mtools, e2fsprogs, fdisk, rauc, squashfs-tools and
 # qemu-user-static with binfmt_misc (scripts/install-deps.sh arm64). No loop devices: the
@@ -62,8 +65,11 @@ config_txt=$BW_REPO/boards/$(bw_profile_get "$profile" boot config_txt)
 # fits that board only.
 compatible=boardwalk-$board
 version=$(bw_image_version)
-disk_id=${BOARDWALK_RPI_DISK_ID:-4257a0b0}
+disk_id=${BOARDWALK_RPI_DISK_ID:-}
+while [ -z "$disk_id" ] || [ "$disk_id" = 00000000 ]; do disk_id=$(od -An -tx1 -N4 /dev/urandom | tr -d ' \n'); done
 [[ "$disk_id" =~ ^[0-9a-f]{8}$ ]] || bw_die "BOARDWALK_RPI_DISK_ID=$disk_id: 8 lower-case hex digits"
+# The signing key first (a product build without its own key stops here, not after the root).
+bw_rauc_keys > /dev/null
 bw_foreign_arch arm64
 
 work=$(mktemp -d "$BW_CACHE/sdcard.XXXXXX")
@@ -116,10 +122,11 @@ printf '%s\n' "# How rauc-tryboot-backend tries a new slot (images/rpi/build-sdc
     "# trial boot through the firmware's tryboot flag, committed by mark-good) or switch (the new" \
     "# slot becomes the default at once; mark-bad puts the old one back), for kernels that" \
     "# cannot pass the firmware the tryboot flag (Debian's)." "TRIAL=$trial" > "$root/etc/boardwalk/tryboot.conf"
+# The slots by their number on the system disk: the same in every bundle, whatever the card's id.
 BW_RAUC_CUSTOM_BACKEND=/usr/lib/boardwalk/rauc-tryboot-backend BW_RAUC_DATA_DIR=/boot/firmware/boardwalk \
-    bw_rauc_install "$root" custom "$compatible" "/dev/disk/by-partuuid/$disk_id-05" "/dev/disk/by-partuuid/$disk_id-06"
-printf '\n[slot.boot.0]\ndevice=/dev/disk/by-partuuid/%s-02\ntype=vfat\nparent=rootfs.0\n\n[slot.boot.1]\ndevice=/dev/disk/by-partuuid/%s-03\ntype=vfat\nparent=rootfs.1\n' \
-    "$disk_id" "$disk_id" >> "$root/etc/rauc/system.conf"
+    bw_rauc_install "$root" custom "$compatible" /dev/disk/boardwalk/part5 /dev/disk/boardwalk/part6
+printf '\n[slot.boot.0]\ndevice=/dev/disk/boardwalk/part2\ntype=vfat\nparent=rootfs.0\n\n[slot.boot.1]\ndevice=/dev/disk/boardwalk/part3\ntype=vfat\nparent=rootfs.1\n' \
+    >> "$root/etc/rauc/system.conf"
 
 uid=$(awk -F: '$1=="boardwalk"{print $3":"$4}' "$root/etc/passwd")
 # A read-only root: the state partition is the only place the kiosk writes; logs stay in
@@ -130,12 +137,15 @@ uid=$(awk -F: '$1=="boardwalk"{print $3":"$4}' "$root/etc/passwd")
 cat > "$root/etc/fstab" <<EOF
 # Boardwalk: read-only root (slot A or B: cmdline.txt), scores and settings on their own
 # partition, the boot selection (autoboot.txt, the slots' states) on partition 1.
-PARTUUID=$disk_id-01  /boot/firmware      vfat   rw,noatime,flush,nodev,nosuid,noexec,umask=0077,nofail  0 2
-PARTUUID=$disk_id-07  /var/lib/boardwalk  ext4   rw,noatime,nodev,nosuid,noexec,commit=5,nofail  0 2
+/dev/disk/boardwalk/part1  /boot/firmware      vfat   rw,noatime,flush,nodev,nosuid,noexec,umask=0077,nofail  0 2
+/dev/disk/boardwalk/part7  /var/lib/boardwalk  ext4   rw,noatime,nodev,nosuid,noexec,commit=5,nofail  0 2
 tmpfs                 /tmp                tmpfs  mode=1777,nosuid,nodev,size=32M            0 0
 tmpfs                 /var/tmp            tmpfs  mode=1777,nosuid,nodev,size=8M             0 0
 EOF
 : > "$root/etc/machine-id"   # systemd puts a transient one over it on a read-only root
+# No clock: a Pi starts in 1970 (systemd lifts it to its build date), behind the state
+# partition's last write; e2fsck must not take that for damage at boot.
+printf '# Boardwalk: a Raspberry Pi has no clock.\n[options]\nbroken_system_clock = true\n' > "$root/etc/e2fsck.conf"
 
 # Boot partitions: what raspi-firmware's hooks put in /boot/firmware (firmware, kernel,
 # initramfs, DTBs, a config.txt naming them), the profile's config.txt lines after the

@@ -280,9 +280,9 @@ class CardTest:
                 mounts[f[1]] = f
         assert "/" not in mounts, f"fstab names a root ({mounts['/'] if '/' in mounts else ''}): one image serves both slots"
         state, boot = mounts.get("/var/lib/boardwalk"), mounts.get("/boot/firmware")
-        assert state and state[0] == f"PARTUUID={self.disk_id}-07", f"state: {state}"
+        assert state and state[0] == "/dev/disk/boardwalk/part7", f"state: {state}"
         assert "nofail" in state[3].split(",") and "rw" in state[3].split(","), f"state not rw,nofail: {state}"
-        assert boot and boot[0] == f"PARTUUID={self.disk_id}-01", f"boot selection: {boot}"
+        assert boot and boot[0] == "/dev/disk/boardwalk/part1", f"boot selection: {boot}"
         assert "nofail" in boot[3].split(","), f"partition 1 not nofail: {boot}"
         return f"/var/lib/boardwalk {state[3]}; /boot/firmware = partition 1 {boot[3]}"
 
@@ -323,9 +323,11 @@ class CardTest:
         assert conf["system"]["bootloader"] == "custom", f"bootloader {conf['system']['bootloader']}"
         assert conf["system"]["data-directory"].startswith("/boot/firmware/"), "RAUC's data directory is not on partition 1"
         backend = conf["handlers"]["bootloader-custom-backend"]
-        by = f"/dev/disk/by-partuuid/{self.disk_id}"
-        want = {"slot.rootfs.0": (f"{by}-05", "ext4", "A", None), "slot.rootfs.1": (f"{by}-06", "ext4", "B", None),
-                "slot.boot.0": (f"{by}-02", "vfat", None, "rootfs.0"), "slot.boot.1": (f"{by}-03", "vfat", None, "rootfs.1")}
+        # By their number on the system disk (61-boardwalk-system-disk.rules), not the card's id.
+        by = "/dev/disk/boardwalk/part"
+        want = {"slot.rootfs.0": (f"{by}5", "ext4", "A", None), "slot.rootfs.1": (f"{by}6", "ext4", "B", None),
+                "slot.boot.0": (f"{by}2", "vfat", None, "rootfs.0"), "slot.boot.1": (f"{by}3", "vfat", None, "rootfs.1")}
+        assert conf["keyring"].get("use-bundle-signing-time") == "true", "RAUC checks certificates at the board's clock (1970 on a Pi)"
         got = {s: (conf[s].get("device"), conf[s].get("type"), conf[s].get("bootname"), conf[s].get("parent"))
                for s in conf.sections() if s.startswith("slot.")}
         assert got == want, f"slots {got}, want {want}"

@@ -19,6 +19,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 bundle_only=no
 if [ "${1:-}" = --bundle-only ]; then bundle_only=yes; shift; fi
 BOARDWALK_SUITE=${BOARDWALK_SUITE:-bookworm}
+# A test board: its bundles are signed with the development key (images/rauc.sh).
+export BOARDWALK_RAUC_DEV_KEYS=1
 source "$HERE/../lib.sh"
 source "$HERE/test-image.sh"
 source "$HERE/../rauc.sh"
@@ -39,9 +41,10 @@ version=$(bw_image_version)
 
 # The board's modules (build.sh's list) and what updates need: loop, squashfs and
 # dm-verity (mounting a bundle), vfat and its code pages (the ESP, a USB stick), and a USB
-# stick itself (xHCI, mass storage, SCSI disks).
+# stick itself (xHCI, mass storage, SCSI disks); the board's hardware watchdog (QEMU's
+# i6300esb, which systemd feeds: RuntimeWatchdogSec).
 modules="virtio_gpu virtio_input snd_intel8x0 uinput virtio_console evdev virtio_pci virtio_blk ext4
-         loop squashfs dm_verity vfat nls_cp437 nls_ascii nls_utf8 xhci_pci usb_storage sd_mod"
+         loop squashfs dm_verity vfat nls_cp437 nls_ascii nls_utf8 xhci_pci usb_storage sd_mod i6300esb"
 kdir=$(bw_kernel "$BW_SUITE" "$arch" $modules)
 kver=$(cat "$kdir/version")
 tar=$(bw_root_tar "$arch" "$BW_IMAGES/packages.txt" "$BW_IMAGES/packages-test.txt" "$BW_IMAGES/packages-rauc.txt" grub-common)
@@ -49,13 +52,13 @@ keys=$(bw_rauc_keys)
 cmdline=$(bw_cmdline "$profile")
 
 # --- the initramfs: busybox, the disk's modules, and an init that mounts the slot the
-# command line names (root=PARTLABEL=rootA|rootB) read-only and hands over to systemd.
+# command line names (root=PARTUUID=..., on a disk that is not USB) read-only and hands over to systemd.
 make_initramfs() {
     local dest=$1 ir m f
     ir=$(mktemp -d "$BW_CACHE/initramfs.XXXXXX")
     mkdir -p "$ir/bin" "$ir/dev" "$ir/proc" "$ir/sys" "$ir/root" "$ir/modules"
     cp "$(command -v busybox)" "$ir/bin/busybox"
-    for f in sh mount umount insmod switch_root sleep cat grep sed echo mkdir reboot ls; do ln -s busybox "$ir/bin/$f"; done
+    for f in sh mount umount insmod switch_root sleep cat grep sed echo mkdir reboot ls readlink od tr basename; do ln -s busybox "$ir/bin/$f"; done
     # The modules to mount a virtio disk's ext4, in dependency order.
     for m in virtio_pci virtio_blk ext4; do
         modprobe -d "$kdir/mods" -S "$kver" --show-depends "$m" | awk '$1=="insmod"{print $2}'
@@ -71,26 +74,48 @@ make_initramfs() {
     cat > "$ir/init" <<'EOF'
 #!/bin/sh
 # Boardwalk's A/B initramfs (images/virtual-board/build-disk.sh): loads the disk's modules,
-# mounts the partition named by root=PARTLABEL=... read-only and starts systemd on it.
-# A slot that cannot be mounted reboots the board: GRUB then tries the other slot.
+# mounts the partition named by root=PARTUUID=... read-only and starts systemd on it. Only
+# disks that are not on USB are searched: a stick holding a copy of this disk has the same
+# partition UUIDs. A slot that cannot be mounted reboots the board: GRUB then tries the other.
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 for m in $(cat /modules/order); do insmod "/modules/$m" 2>/dev/null; done
-label=$(sed -n 's/.*root=PARTLABEL=\([^ ]*\).*/\1/p' /proc/cmdline)
+want=$(sed -n 's/.*root=PARTUUID=\([^ ]*\).*/\1/p' /proc/cmdline | tr A-F a-f)
 fail() { echo "boardwalk initramfs: $*; rebooting" > /dev/console; sleep 5; reboot -f; }
-[ -n "$label" ] || fail "no root=PARTLABEL= on the command line"
+[ -n "$want" ] || fail "no root=PARTUUID= on the command line"
+# The GPT's unique partition GUIDs (entries from LBA 2, 128 bytes each, the GUID at 16 in
+# mixed byte order): the partition number whose GUID is $want on disk $1, if any.
+part_of() {
+    n=1
+    while [ "$n" -le 16 ]; do
+        set -- $(od -An -tx1 -v -j $((1024 + (n - 1) * 128 + 16)) -N16 "/dev/$1" 2>/dev/null) "$1"
+        [ "$#" -eq 17 ] || return 1
+        g="$4$3$2$1-$6$5-$8$7-$9${10}-${11}${12}${13}${14}${15}${16}"
+        shift 16
+        [ "$g" = "$want" ] && { echo "$n"; return 0; }
+        n=$((n + 1))
+    done
+    return 1
+}
 dev=""
 i=0
 while [ -z "$dev" ] && [ "$i" -lt 300 ]; do
-    for u in /sys/class/block/*/uevent; do
-        if grep -qx "PARTNAME=$label" "$u"; then dev=/dev/$(sed -n 's/^DEVNAME=//p' "$u"); break; fi
+    for d in /sys/block/*; do
+        k=$(basename "$d")
+        case "$(readlink -f "$d")" in */usb*) continue ;; esac
+        [ -b "/dev/$k" ] || continue
+        if n=$(part_of "$k"); then
+            case "$k" in *[0-9]) dev=/dev/${k}p$n ;; *) dev=/dev/$k$n ;; esac
+            [ -b "$dev" ] && break
+            dev=""
+        fi
     done
     [ -n "$dev" ] || { sleep 0.1; i=$((i + 1)); }
 done
-[ -n "$dev" ] || fail "no partition named $label"
-mount -t ext4 -o ro "$dev" /root || fail "cannot mount $dev ($label)"
-[ -x /root/lib/systemd/systemd ] || fail "$label holds no system"
+[ -n "$dev" ] || fail "no partition $want on a disk that is not USB"
+mount -t ext4 -o ro "$dev" /root || fail "cannot mount $dev ($want)"
+[ -x /root/lib/systemd/systemd ] || fail "$dev holds no system"
 mount --move /dev /root/dev
 umount /proc /sys
 exec switch_root /root /lib/systemd/systemd
@@ -112,17 +137,20 @@ if [ ! -s "$base" ]; then
     cp -a "$kdir/mods/lib/modules" "$tmp/usr/lib/"
     bw_install_system "$tmp"
     # Under emulation a trial boot may take minutes to the first frame: 15 min.
+    # The slots by their place on the system disk (61-boardwalk-system-disk.rules): the
+    # disk's own partition UUIDs differ on every disk built, and one bundle serves them all.
     BW_SLOT_CHECK_LIMIT=900 bw_rauc_install "$tmp" grub "$compatible" \
-        /dev/disk/by-partlabel/rootA /dev/disk/by-partlabel/rootB
+        /dev/disk/boardwalk/part2 /dev/disk/boardwalk/part3
     mkdir -p "$tmp/boot/efi"
     install -m 0644 "$kdir/vmlinuz" "$tmp/boot/vmlinuz"
     make_initramfs "$tmp/boot/initrd.img"
     vb_test_image "$tmp" "$HERE/guest"
     # The root is the slot, mounted read-only by the initramfs (no line here). The ESP holds
     # GRUB's environment (RAUC writes it) and the slot check's record; the state disk is
-    # found by its label (make_state_disk's bw-state), as a board's state partition is.
+    # found by its label (make_state_disk's bw-state): a copy of it on a stick ranks below
+    # it (61-boardwalk-system-disk.rules).
     cat > "$tmp/etc/fstab" <<EOF
-PARTLABEL=esp   /boot/efi           vfat    rw,noatime,nodev,nosuid,noexec,umask=0077,nofail,x-systemd.device-timeout=90s  0 0
+/dev/disk/boardwalk/part1  /boot/efi           vfat    rw,noatime,nodev,nosuid,noexec,umask=0077,nofail,x-systemd.device-timeout=90s  0 0
 LABEL=bw-state  /var/lib/boardwalk  ext4    rw,noatime,nodev,nosuid,noexec,commit=5,nofail,x-systemd.device-timeout=90s  0 0
 tmpfs   /tmp                tmpfs   mode=1777,size=32M,nosuid,nodev  0 0
 tmpfs   /var/tmp            tmpfs   mode=1777,size=8M,nosuid,nodev   0 0
@@ -168,7 +196,7 @@ if [ ! -s "$esp" ]; then
     bw_log "esp: GRUB $grub_ver"
     e=$(mktemp -d "$BW_CACHE/esp.XXXXXX")
     grub-mkimage -O x86_64-efi -p /EFI/BOOT -o "$e/BOOTX64.EFI" \
-        part_gpt fat ext2 normal linux loadenv test regexp echo sleep reboot efi_gop
+        part_gpt fat ext2 normal linux loadenv test regexp echo sleep reboot efi_gop probe
     cat > "$e/grub.cfg" <<EOF
 # Boardwalk's A/B boot (images/virtual-board/build-disk.sh). RAUC's grub backend keeps
 # grubenv: ORDER (the slots, preferred first), X_OK=1 (slot X may boot) and X_TRY=1 (a boot
@@ -207,8 +235,11 @@ if [ -z "\$bwslot" ]; then
 fi
 save_env --file \${prefix}/grubenv A_TRY B_TRY
 if [ "\$bwslot" = A ]; then set bwpart=gpt2; else set bwpart=gpt3; fi
+# The root by its partition UUID on this disk (the one the firmware started GRUB from): each
+# disk gets its own at build time, so a stick holding a copy of another board's is not it.
+probe --set=bwuuid --part-uuid (\$bwdisk,\$bwpart)
 echo "Boardwalk: slot \$bwslot (ORDER=\$ORDER A_OK=\$A_OK A_TRY=\$A_TRY B_OK=\$B_OK B_TRY=\$B_TRY)"
-if linux (\$bwdisk,\$bwpart)/boot/vmlinuz root=PARTLABEL=root\$bwslot ro rauc.slot=\$bwslot $cmdline; then
+if linux (\$bwdisk,\$bwpart)/boot/vmlinuz root=PARTUUID=\$bwuuid ro rauc.slot=\$bwslot $cmdline; then
     if initrd (\$bwdisk,\$bwpart)/boot/initrd.img; then
         boot
     fi
@@ -229,16 +260,20 @@ EOF
     find "$BW_CACHE" -maxdepth 1 -name "esp-$arch-*.img" ! -name "$(basename "$esp")" -delete 2>/dev/null || true
 fi
 
-# --- the disk: GPT with fixed partition UUIDs, the ESP and slot A written at their offsets.
+# --- the disk: GPT, the ESP and slot A written at their offsets. Its own disk GUID and
+# partition UUIDs, random for each disk built (GRUB names the root by its UUID; fstab and
+# RAUC find the partitions by their place on the system disk).
 disk=$out/disk.img
 rm -f "$disk"
 truncate -s $(( (1 + 64 + 1024 + 1024 + 1) * 1024 * 1024 )) "$disk"
+uuid() { cat /proc/sys/kernel/random/uuid; }
 sfdisk -q --no-reread --no-tell-kernel "$disk" <<EOF
 label: gpt
+label-id: $(uuid)
 unit: sectors
-start=2048, size=$((64 * 2048)), type=C12A7328-F81F-11D2-BA4B-00A0C93EC93B, name=esp
-start=$(( (1 + 64) * 2048 )), size=$((1024 * 2048)), type=0FC63DAF-8483-4772-8E79-3D69D8477DE4, name=rootA
-start=$(( (1 + 64 + 1024) * 2048 )), size=$((1024 * 2048)), type=0FC63DAF-8483-4772-8E79-3D69D8477DE4, name=rootB
+start=2048, size=$((64 * 2048)), type=C12A7328-F81F-11D2-BA4B-00A0C93EC93B, name=esp, uuid=$(uuid)
+start=$(( (1 + 64) * 2048 )), size=$((1024 * 2048)), type=0FC63DAF-8483-4772-8E79-3D69D8477DE4, name=rootA, uuid=$(uuid)
+start=$(( (1 + 64 + 1024) * 2048 )), size=$((1024 * 2048)), type=0FC63DAF-8483-4772-8E79-3D69D8477DE4, name=rootB, uuid=$(uuid)
 EOF
 dd if="$esp" of="$disk" bs=1M seek=1 conv=notrunc,sparse status=none
 dd if="$out/rootfs.ext4" of="$disk" bs=1M seek=65 conv=notrunc,sparse status=none

@@ -19,9 +19,11 @@ import difflib
 import os
 import re
 import secrets
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import traceback
@@ -920,6 +922,59 @@ class ABBoard:
                           "sed -n 's/^zombies\\.best=/zombies_best=/p' /var/lib/boardwalk/scores")
         return dict(l.split("=", 1) for l in out.splitlines() if "=" in l)
 
+    def system_disk(self, name):
+        """Root, the ESP, the state and RAUC's slots all on the board's own (virtio) disks
+        while a USB stick holding a byte copy of the boot disk and one of the state disk is
+        plugged in (same partition UUIDs, labels and GPT names); `rauc status` works and
+        the copy is really there. Returns a one-line summary."""
+        rc, out = self.sh(
+            "x=$(sed -n 's/.*root=PARTUUID=\\([^ ]*\\).*/\\1/p' /proc/cmdline); echo root_uuid=$x; "
+            "echo root=$(findmnt -no SOURCE /); echo esp=$(findmnt -no SOURCE /boot/efi); "
+            "echo state=$(findmnt -no SOURCE /var/lib/boardwalk); "
+            "i=0; for d in $(sed -n 's/^device=//p' /etc/rauc/system.conf); do echo slot$i=$(readlink -f $d); i=$((i+1)); done; "
+            "echo partuuid_link=$(readlink -f /dev/disk/by-partuuid/$x); "
+            "echo label_link=$(readlink -f /dev/disk/by-label/bw-state); "
+            "echo esp_label_link=$(readlink -f /dev/disk/by-partlabel/esp); "
+            "echo copies=$(blkid -o device -t PARTUUID=$x | sort | tr '\\n' ' '); "
+            "echo state_copies=$(blkid -o device -t LABEL=bw-state | sort | tr '\\n' ' '); "
+            "rauc status > /run/rauc-status.txt 2>&1; echo rauc_rc=$?; "
+            "echo booted=$(sed -n 's/.*[Bb]ooted from: *//p' /run/rauc-status.txt | head -1)", timeout=120)
+        f = dict(l.split("=", 1) for l in out.splitlines() if "=" in l)
+        with open(os.path.join(self.dir, f"{name}-system-disk.txt"), "w") as fh:
+            fh.write(out + "\n")
+        copies, state_copies = f.get("copies", "").split(), f.get("state_copies", "").split()
+        check(any(c.startswith("/dev/sd") for c in copies) and any(c.startswith("/dev/vd") for c in copies),
+              f"{name}: the root partition's UUID is not on both the boot disk and the USB copy: {copies}")
+        check(any(c.startswith("/dev/sd") for c in state_copies),
+              f"{name}: the USB copy of the state disk is not there: {state_copies}")
+        for key in ("root", "esp", "state", "slot0", "slot1", "partuuid_link", "label_link", "esp_label_link"):
+            check(f.get(key, "").startswith("/dev/vd"), f"{name}: {key} is {f.get(key)!r}, not on the board's own disks: {f}")
+        check(f["root"] == f["partuuid_link"], f"{name}: root {f['root']} is not root=PARTUUID's link {f['partuuid_link']}")
+        check(f.get("rauc_rc") == "0", f"{name}: rauc status failed with the copy plugged in: {out[-400:]}")
+        return (f"root {f['root']} (PARTUUID {f['root_uuid'][:8]}..., also on {' '.join(c for c in copies if c.startswith('/dev/sd'))}), "
+                f"ESP {f['esp']}, state {f['state']}, slots {f['slot0']} {f['slot1']}, rauc booted from {f.get('booted', '?')}")
+
+    def clock_and_watchdog(self):
+        """The board's clock after a start at RTC 1970 (what systemd made of it), the RTC
+        itself, and the hardware watchdog systemd feeds. Returns a summary."""
+        rc, out = self.sh("echo now=$(date -u +%Y-%m-%dT%H:%M:%SZ); echo rtc=$(cat /sys/class/rtc/rtc0/date 2>/dev/null); "
+                          "echo wd_state=$(cat /sys/class/watchdog/watchdog0/state 2>/dev/null); "
+                          "echo wd_timeout=$(cat /sys/class/watchdog/watchdog0/timeout 2>/dev/null); "
+                          "echo wd_identity=$(cat /sys/class/watchdog/watchdog0/identity 2>/dev/null | tr ' ' _)")
+        f = dict(l.split("=", 1) for l in out.splitlines() if "=" in l)
+        check(f.get("rtc", "")[:4] < "2000", f"the board's RTC does not start in 1970 as a Pi's clock would: {f}")
+        check(f.get("wd_state") == "active" and f.get("wd_timeout") == "60",
+              f"no hardware watchdog fed by systemd (the test image's RuntimeWatchdogSec=60s): {f}")
+        return f"clock {f.get('now')} with the RTC at {f.get('rtc')}; watchdog {f.get('wd_identity')} active, {f.get('wd_timeout')} s"
+
+    def dbus_policy(self):
+        """The kiosk's user may not call RAUC's Mark (which could switch or condemn a slot
+        without an update): the D-Bus policy lets it call only Info and InstallBundle."""
+        rc, out = self.sh("setpriv --reuid=boardwalk --regid=boardwalk --init-groups busctl --system call "
+                          "de.pengutronix.rauc / de.pengutronix.rauc.Installer Mark ss bad other 2>&1")
+        check(rc != 0 and "Access denied" in out, f"the kiosk's user could call RAUC's Mark ({rc}): {out[-300:]}")
+        return "Mark refused to the kiosk's user"
+
     def wait_confirmed(self, slot, timeout=120):
         """Waits for the slot check to mark SLOT good (its X_TRY back to 0, X_OK 1)."""
         deadline = time.monotonic() + timeout
@@ -1062,6 +1117,42 @@ class ABBoard:
         raise Failed(f"rauc install {bundle_name} did not finish within {timeout} s")
 
 
+# What the panicking bundle's init writes on the serial console before it exits.
+PANIC_MARK = "boardwalk-test: this update's init exits now; the kernel panics"
+
+
+def panic_bundle(rootfs, outdir, version, log):
+    """A bundle whose kernel panics at boot: a root image (the broken kiosk's) whose
+    /boot/initrd.img is an initramfs whose init (busybox) writes PANIC_MARK on the serial
+    console and exits: the kernel panics ("Attempted to kill init!"; quiet loglevel=0 keeps
+    the panic's own lines off the console). Made from a copy with debugfs, signed with
+    rauc.sh's development key."""
+    os.makedirs(outdir, exist_ok=True)
+    img = os.path.join(outdir, "rootfs.ext4")
+    subprocess.run(["cp", "--sparse=always", rootfs, img], check=True)
+    empty = os.path.join(outdir, "initrd-panic.img")
+    with tempfile.TemporaryDirectory() as d:
+        os.makedirs(os.path.join(d, "bin"))
+        os.mkdir(os.path.join(d, "dev"))
+        shutil.copy(shutil.which("busybox"), os.path.join(d, "bin", "busybox"))
+        with open(os.path.join(d, "init"), "w") as f:
+            f.write("#!/bin/busybox sh\n/bin/busybox mount -t devtmpfs devtmpfs /dev\n"
+                    f"echo '{PANIC_MARK}' > /dev/ttyS0\nexit 1\n")
+        os.chmod(os.path.join(d, "init"), 0o755)
+        with open(empty, "wb") as f:
+            subprocess.run(["cpio", "-o", "-H", "newc", "--quiet"], input=b"bin\nbin/busybox\ndev\ninit\n", cwd=d,
+                           stdout=f, check=True)
+    subprocess.run(["debugfs", "-w", "-R", "rm /boot/initrd.img", img], check=True, stdout=log, stderr=log)
+    subprocess.run(["debugfs", "-w", "-R", f"write {empty} /boot/initrd.img", img], check=True, stdout=log, stderr=log)
+    out = os.path.join(outdir, "update.raucb")
+    cmd = ["bash", "-c", 'set -eu; source "$1/lib.sh"; source "$1/rauc.sh"; bw_rauc_bundle "$2" "$3" "$4" "$5"', "-",
+           os.path.join(vboard.REPO, "images"), img, version, "boardwalk-qemu-x86_64", out]
+    if os.geteuid() != 0 and shutil.which("sudo"):
+        cmd = ["sudo", "-E"] + cmd
+    subprocess.run(cmd, check=True, stdout=log, stderr=log, env=dict(os.environ, BOARDWALK_RAUC_DEV_KEYS="1"))
+    return out
+
+
 def ab_updates(binary, workdir, results, testdata, steps):
     """The A/B disk board: version 1 booted from slot A; version 2's bundle installed from a
     USB stick through the operator menu, a reboot into it with the coins kept and the new
@@ -1071,12 +1162,12 @@ def ab_updates(binary, workdir, results, testdata, steps):
     sub = os.path.join(workdir, "ab-update")
     os.makedirs(sub, exist_ok=True)
     names = {"update": "update: version 2 from a USB stick through the operator menu, rebooted into, coins kept",
-             "rollback": "rollback: a bundle whose kiosk cannot start; back on the old slot by itself"}
+             "rollback": "rollback: a bundle whose kernel panics, then one whose kiosk cannot start; back on the old slot by itself each time"}
     t0 = time.monotonic()
     base = subprocess.run(["git", "-C", vboard.REPO, "describe", "--always", "--tags", "--dirty"],
                           capture_output=True, text=True).stdout.strip() or "unknown"
     # Suffixes that share no letter: the on-screen check (OCR) tells one from the other.
-    v1, v2, v3 = f"{base}+alpha", f"{base}+bravo", f"{base}+broken"
+    v1, v2, v3, v4 = f"{base}+alpha", f"{base}+bravo", f"{base}+broken", f"{base}+panic"
     broken = os.path.join(sub, "broken-boardwalk")
     with open(broken, "w") as f:
         f.write("#!/bin/sh\n# The system test's kiosk that cannot start (the rollback check).\n"
@@ -1103,11 +1194,12 @@ def ab_updates(binary, workdir, results, testdata, steps):
                 _, bundle3, _ = vboard.build_disk(broken, os.path.join(sub, "broken"), None, log=log, version=v3,
                                                   bundle_only=True)
                 bundles.append(bundle3)
+                bundles.append(panic_bundle(os.path.join(sub, "broken", "rootfs.ext4"), os.path.join(sub, "panic"), v4, log))
         check(built1 == v1 and built2 == v2, f"built versions {built1}, {built2}")
         # Version 2 on a USB stick (the operator's path); the broken bundle on a second disk
         # (the command line's path, `rauc install FILE`). Each under a name of its own.
         named = []
-        for b, name in zip(bundles, ("boardwalk-v2.raucb", "boardwalk-broken.raucb")):
+        for b, name in zip(bundles, ("boardwalk-v2.raucb", "boardwalk-broken.raucb", "boardwalk-panic.raucb")):
             dest = os.path.join(sub, name)
             if os.path.exists(dest):
                 os.unlink(dest)
@@ -1123,11 +1215,16 @@ def ab_updates(binary, workdir, results, testdata, steps):
         # rollbacks must keep (and the menu's tile must show).
         state = os.path.join(sub, "state.img")
         vboard.make_state_disk(state, files={"scores": f"zombies.best={AB_HIGH_SCORE}\n"})
+        # A stranger's USB stick holding a byte copy of this board's disk, and one of its
+        # state disk: same partition UUIDs, GPT names and labels. Plugged in all along.
+        clones = [os.path.join(sub, "clone-disk.img"), os.path.join(sub, "clone-state.img")]
+        for src, dst in zip((disk, state), clones):
+            subprocess.run(["cp", "--sparse=always", src, dst], check=True)
         print(f"A/B images built in {time.monotonic() - tb:.0f} s (v1 disk, bundles "
               f"{', '.join(f'{os.path.getsize(b) >> 20} MB' for b in bundles)}); booting the disk board", flush=True)
 
         vb = vboard.VirtualBoard(sub, None, None, None, state_disk=state, boot_disk=disk, disks=disks,
-                                 usb_sticks=[stick])
+                                 usb_sticks=[stick] + clones)
         vb.start()
         ab = ABBoard(vb, sub)
         # Boot 1: version 1 on slot A, confirmed by the slot check; a coin into the state.
@@ -1136,6 +1233,9 @@ def ab_updates(binary, workdir, results, testdata, steps):
         boot1 = time.monotonic() - tboot
         f = ab.wait_confirmed("A")
         check(f.get("slot") == "A" and f.get("version") == v1, f"first boot: {f}, expected slot A, {v1}")
+        clock = ab.clock_and_watchdog()
+        disk1 = ab.system_disk("ab-01")
+        policy = ab.dbus_policy()
         # Pressed again only if the kiosk was restarting (busy emulation: a watchdog restart)
         # and so never saw it.
         for attempt in range(3):
@@ -1168,12 +1268,35 @@ def ab_updates(binary, workdir, results, testdata, steps):
         menu = ab.ocr("ab-02-v2")
         check(str(AB_HIGH_SCORE) in menu, f"the menu does not show the high score {AB_HIGH_SCORE} (OCR read: {menu.strip()[:300]!r})")
         shown = ab.version_on_screen("ab-02-v2-system-tab", v2, v1)
+        disk2 = ab.system_disk("ab-02")
         report("update", True, f"{v1} on A -> Update from USB in the operator menu ({t_install:.0f} s) -> reboot -> {v2} on B, marked good; "
                f"coins=1 and the high score {AB_HIGH_SCORE} kept (on the menu's tile too); its System tab read '{shown}'; "
+               f"boot 1: {clock}; {policy}; with a copy of the disk on USB: boot 1 {disk1}; boot 2 {disk2}; "
                f"boots {boot1:.0f} s and {boot2:.0f} s from start/reboot to READY; timeline: {ab.timeline()}")
 
         if "rollback" in steps:
             t1 = time.monotonic()
+            # A bundle whose kernel panics (its initramfs has no init and the kernel alone
+            # cannot reach the disk): panic=10 restarts the board, GRUB passes the slot whose
+            # try never got confirmed, and B starts again.
+            t_panic = ab.install("boardwalk-panic.raucb")
+            ab.mark("installed (panic)")
+            f = ab.facts()
+            check(f.get("ORDER", "").split()[:1] == ["A"], f"after installing the panicking bundle A is not preferred: {f}")
+            ab.reboot()
+            trial = ab.wait_failed_trial(TRIAL_WAIT)
+            check(trial == "A", f"the panicking bundle's boot took slot {trial}, not A")
+            log = ab.boot_logs()[ab.boots - 1][1]
+            check(PANIC_MARK in log, f"slot A's boot did not start the panicking bundle's initramfs: {log[-600:]}")
+            slot = ab.wait_boot()
+            check(slot == "B", f"after the kernel panic GRUB took slot {slot}, not B")
+            f = ab.wait_confirmed("B")
+            check(f.get("slot") == "B" and f.get("version") == v2, f"after the kernel panic: {f}, expected B with {v2}")
+            check(f.get("A_TRY") == "1", f"slot A's unconfirmed try is not recorded: {f}")
+            check(f.get("coins") == "1", f"the coins after the kernel panic: {f.get('coins')}, not 1")
+            check(f.get("zombies_best") == str(AB_HIGH_SCORE), f"the high score after the kernel panic: {f.get('zombies_best')}")
+            panicked = time.monotonic() - t1
+            t2 = time.monotonic()
             t_install = ab.install("boardwalk-broken.raucb")
             ab.mark("installed")
             f = ab.facts()
@@ -1185,7 +1308,7 @@ def ab_updates(binary, workdir, results, testdata, steps):
             check(trial == "A", f"the broken bundle's boot took slot {trial}, not A")
             slot = ab.wait_boot()  # back on B
             check(slot == "B", f"after the failed trial GRUB took slot {slot}, not B")
-            back = time.monotonic() - t1
+            back = time.monotonic() - t2
             f = ab.wait_confirmed("B")
             check(f.get("slot") == "B" and f.get("version") == v2, f"after the failed trial: {f}, expected B with {v2}")
             check(f.get("A_OK") == "0", f"slot A is not marked bad: {f}")
@@ -1195,7 +1318,10 @@ def ab_updates(binary, workdir, results, testdata, steps):
             check(rc == 0 and "slot A" in log, f"the slot check's log does not show slot A's failed trial: {log}")
             img, st = ab.t.kiosk_on_screen("ab-03-rolled-back")
             results.append(True)
-            print(f"PASS {names['rollback']} ({time.monotonic() - t1:.1f} s): install {t_install:.0f} s, "
+            print(f"PASS {names['rollback']} ({time.monotonic() - t1:.1f} s): the panicking bundle: install {t_panic:.0f} s, "
+                  f"its init exited (the kernel panicked) and the board restarted by itself (panic=10), "
+                  f"back on B ({v2}) READY {panicked:.0f} s after its install, coins=1, A_TRY=1; "
+                  f"the broken kiosk: install {t_install:.0f} s, "
                   f"back on B ({v2}) READY {back:.0f} s after the install; A_OK=0; coins=1; "
                   f"slot check: {log.split(' ', 1)[-1][:140]}; timeline: {ab.timeline(t1)}", flush=True)
             done.append("rollback")

@@ -375,7 +375,11 @@ class VirtualBoard:
             vars_copy = os.path.join(self.workdir, "OVMF_VARS.fd")
             if not os.path.exists(vars_copy):
                 shutil.copyfile(OVMF_VARS, vars_copy)
-            boot = ["-drive", f"if=pflash,format=raw,unit=0,readonly=on,file={OVMF_CODE}",
+            # As a Raspberry Pi, which has no clock: the board starts in 1970 (systemd lifts
+            # its clock to its own build date), and updates must install all the same. A
+            # hardware watchdog (i6300esb; the guest's systemd feeds it) resets a hung board.
+            boot = ["-rtc", "base=1970-01-01", "-device", "i6300esb",
+                    "-drive", f"if=pflash,format=raw,unit=0,readonly=on,file={OVMF_CODE}",
                     "-drive", f"if=pflash,format=raw,unit=1,file={vars_copy}",
                     "-drive", f"file={self.boot_disk},if=none,id=boot,format=raw",
                     "-device", "virtio-blk-pci,drive=boot,bootindex=0"]
