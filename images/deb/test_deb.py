@@ -15,6 +15,7 @@ ap.add_argument("--arch", required=True)
 ap.add_argument("--root-tar", required=True)
 ap.add_argument("--new", required=True)
 ap.add_argument("--old", required=True)
+ap.add_argument("--apt-cache", help="a directory kept between runs for the root's apt lists and downloaded packages")
 ap.add_argument("--keep", action="store_true", help="keep the root (for a look after a failure)")
 args = ap.parse_args()
 
@@ -46,10 +47,12 @@ def run(cmd, check_rc=True, user=None):
     in a package build or piuparts: deb-systemd-invoke then starts nothing)."""
     if user:
         cmd = f"setpriv --reuid={user} --regid={user} --init-groups sh -c {shq(cmd)}"
-    inner = ('set -e; r=$1; shift; for d in proc sys dev; do mount --rbind /$d "$r/$d"; done; '
+    inner = ('set -e; r=$1; c=$3; for d in proc sys dev; do mount --rbind /$d "$r/$d"; done; '
+             'if [ -n "$c" ]; then mount --bind "$c/lists" "$r/var/lib/apt/lists"; '
+             'mount --bind "$c/archives" "$r/var/cache/apt/archives"; fi; '
              'exec chroot "$r" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LC_ALL=C.UTF-8 '
-             'DEBIAN_FRONTEND=noninteractive sh -c "$1"')
-    p = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", inner, "run", root, cmd],
+             'DEBIAN_FRONTEND=noninteractive sh -c "$2"')
+    p = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", inner, "run", root, cmd, args.apt_cache or ""],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if check_rc and p.returncode != 0:
         print(p.stdout)
@@ -91,6 +94,14 @@ def snapshot():
     return out
 
 
+def pin_matches(pin):
+    """Whether /etc/boardwalk/boardwalk.conf holds the hash of PIN (and not the PIN)."""
+    conf = fileof("/etc/boardwalk/boardwalk.conf")
+    m = re.search(r"^operator_pin = pbkdf2-sha256\$(\d+)\$([0-9a-f]+)\$([0-9a-f]+)$", conf, re.M)
+    return (m is not None and pin not in conf and
+            hashlib.pbkdf2_hmac("sha256", pin.encode(), bytes.fromhex(m.group(2)), int(m.group(1))).hex() == m.group(3))
+
+
 def fileof(path):
     with open(root + path) as f:
         return f.read()
@@ -100,6 +111,11 @@ try:
     log(f"fresh root from {os.path.basename(args.root_tar)}")
     subprocess.run(["tar", "-xf", args.root_tar, "-C", root], check=True)
     shutil.copy("/etc/resolv.conf", root + "/etc/resolv.conf")
+    if args.apt_cache:
+        # apt's lists and downloads outside the root, so a second run fetches only what changed
+        # (both are outside what the snapshots compare).
+        for d in ("lists/partial", "archives/partial"):
+            os.makedirs(os.path.join(args.apt_cache, d), exist_ok=True)
     run("apt-get update -qq")
     os.mkdir(root + "/debs")
     for d in (args.old, args.new):
@@ -112,8 +128,12 @@ try:
 
     # --- a first install, as a user does it: apt resolves the package's Depends from Debian
     # 13's archive. Then purged: what stays is the dependencies, the reference below.
+    # The PIN preseeded, as docs/FLEET.md tells a fleet to (debconf's question, unattended).
+    run("echo 'boardwalk boardwalk/operator-pin password 480721' | debconf-set-selections")
     out = run(f"apt-get install -y --no-install-recommends {new}")
     check(re.search(r"^Setting up boardwalk \(" + re.escape(newv), out, re.M) is not None, f"apt installed boardwalk {newv}")
+    check("operator PIN:" not in out and pin_matches("480721"), "the preseeded PIN is the one hashed, none is made")
+    check("480721" not in fileof("/var/cache/debconf/passwords.dat"), "debconf's database forgot the preseeded PIN")
     pulled = sorted(p for p in re.findall(r"^Setting up (\S+?)(?::\S+)? ", out, re.M) if p != "boardwalk")
     check(len(pulled) > 0, f"apt pulled {len(pulled)} dependencies from the archive: {' '.join(pulled)}")
     check("usage: boardwalk" in run("boardwalk --help", user="boardwalk"), "the binary runs (boardwalk --help, as its user)")
@@ -135,12 +155,7 @@ try:
     groups = run("id -nG boardwalk").split()
     check({"video", "input", "audio"} <= set(groups), f"boardwalk is in video, input, audio ({' '.join(groups)})")
 
-    conf = fileof("/etc/boardwalk/boardwalk.conf")
-    m = re.search(r"^operator_pin = pbkdf2-sha256\$(\d+)\$([0-9a-f]+)\$([0-9a-f]+)$", conf, re.M)
-    check(m is not None, "the PIN's hash is in /etc/boardwalk/boardwalk.conf")
-    iters, salt, digest = int(m.group(1)), bytes.fromhex(m.group(2)), m.group(3)
-    check(hashlib.pbkdf2_hmac("sha256", pin.encode(), salt, iters).hex() == digest and pin not in conf,
-          "the hash is of the PIN shown, and the digits are stored nowhere in the file")
+    check(pin_matches(pin), "/etc/boardwalk/boardwalk.conf holds the hash of the PIN shown, not its digits")
     check(pin not in fileof("/var/cache/debconf/passwords.dat") + fileof("/var/cache/debconf/config.dat"),
           "debconf's database keeps no PIN")
     st = os.stat(root + "/etc/boardwalk/boardwalk.conf")
