@@ -2,17 +2,21 @@
 # Boardwalk's Debian packages, built and tested the way Debian builds and tests packages.
 #
 #   scripts/deb.sh all AMD64_BIN ARM64_BIN OUTDIR   both packages, then lint (make deb)
-#   scripts/deb.sh test-all OUTDIR            each one's test, upgrading from its
-#                                             VERSION~prev (make deb-test)
+#   scripts/deb.sh test-all OUTDIR            each package's test, upgrading from its
+#                                             VERSION~prev, and the stock board (make deb-test)
 #   scripts/deb.sh build ARCH BINARY OUTDIR   boardwalk_VERSION_ARCH.deb from debian/ with
-#                                             dpkg-buildpackage in a Debian 13 root of ARCH
-#                                             (arm64 under qemu-user), so dpkg-shlibdeps
-#                                             names trixie's library packages
-#   scripts/deb.sh lint DEB...                trixie's lintian; fails on an error (warnings
-#                                             are explained in debian/boardwalk.lintian-overrides)
-#   scripts/deb.sh test ARCH NEW.deb OLD.deb  in a fresh Debian 13 root of ARCH: apt installs
-#                                             OLD with its dependencies, upgrades to NEW,
-#                                             removes, purges, and finds nothing left behind
+#                                             dpkg-buildpackage in a Debian 13 amd64 root
+#                                             (arm64: a cross build with trixie's arm64
+#                                             libraries beside, so dpkg-shlibdeps names
+#                                             trixie's packages for each architecture)
+#   scripts/deb.sh lint DEB...                trixie's lintian: fails on an error or a warning
+#                                             (the accepted ones: debian/boardwalk.lintian-overrides)
+#   scripts/deb.sh stock-board DEB WORKDIR    a stock Debian 13 amd64 system with only DEB
+#                                             installed (apt), as a disk, kernel and initrd
+#                                             for the x86 virtual board (test_stock_board.py)
+#   scripts/deb.sh test ARCH NEW.deb OLD.deb  images/deb/test_deb.py in a fresh Debian 13 root
+#                                             of ARCH (arm64 under qemu-user): apt install,
+#                                             upgrade from OLD, remove, purge, nothing left
 #
 # The roots are made by mmdebstrap and cached under /var/cache/boardwalk/deb
 # ($BOARDWALK_DEB_CACHE), keyed by suite, architecture and package list
@@ -103,8 +107,8 @@ cmd_lint() {
     root=$(build_root)
     rm -rf "$root/lint"; mkdir -p "$root/lint"
     for d in "$@"; do cp "$d" "$root/lint/"; done
-    # --fail-on error: a warning is either fixed or overridden with its reason.
-    in_root "$root" sh -ec 'cd /lint && lintian --fail-on error --info --display-info --show-overrides *.deb'
+    # A warning fails too: each is fixed or overridden with its reason (debian/boardwalk.lintian-overrides).
+    in_root "$root" sh -ec 'cd /lint && lintian --fail-on error,warning --display-info --show-overrides *.deb'
     rm -rf "$root/lint"
 }
 
@@ -122,6 +126,57 @@ test_root() {
     mv "$out.part.tar" "$out"
     find "$BW_CACHE" -maxdepth 1 -name "testroot-$SUITE-$arch-*.tar" ! -name "$(basename "$out")" -delete
     echo "$out"
+}
+
+# stock_root: a stock Debian 13 amd64 system's tar (images/deb/stock-packages.txt: systemd,
+# udev, Debian's kernel and initramfs), cached.
+stock_root() {
+    local pkgs key out
+    pkgs=$(bw_list "$DEB/stock-packages.txt")
+    key=$(bw_key "$SUITE" amd64 "$pkgs" "deb-stock-root-v1")
+    out=$BW_CACHE/stockroot-$SUITE-amd64-$key.tar
+    if [ -s "$out" ]; then touch "$out"; echo "$out"; return; fi
+    log "stock root: mmdebstrap $SUITE amd64 ($pkgs)"
+    mmdebstrap --variant=minbase --architecture=amd64 --include="$pkgs" \
+        --aptopt='APT::Install-Recommends "false"' \
+        "$SUITE" "$out.part.tar" "deb http://deb.debian.org/debian $SUITE main" >&2
+    mv "$out.part.tar" "$out"
+    find "$BW_CACHE" -maxdepth 1 -name "stockroot-$SUITE-amd64-*.tar" ! -name "$(basename "$out")" -delete
+    echo "$out"
+}
+
+# cmd_stock_board DEB WORKDIR: the stock system, then `apt install ./DEB` in it (the PIN
+# preseeded from $BOARDWALK_STOCK_PIN), as someone with a Debian 13 PC would; then its
+# root file system as a raw ext4 disk (mke2fs -d: no loop devices) and its own kernel and
+# initramfs, booted on the x86 virtual board by images/deb/test_stock_board.py.
+cmd_stock_board() {
+    local deb=$1 work=$2 tar root cache
+    tar=$(stock_root)
+    rm -rf "$work"; mkdir -p "$work/root"
+    root=$work/root
+    tar -xf "$tar" -C "$root"
+    cp /etc/resolv.conf "$root/etc/resolv.conf"
+    echo "/dev/vda / ext4 rw,errors=remount-ro 0 1" > "$root/etc/fstab"
+    echo cabinet > "$root/etc/hostname"
+    mkdir -p "$root/debs"; cp "$deb" "$root/debs/"
+    cache=$BW_CACHE/test-apt-$SUITE-amd64
+    mkdir -p "$cache/lists/partial" "$cache/archives/partial"
+    unshare -m --propagation private sh -ec '
+        root=$1 cache=$2 deb=$3 pin=$4
+        for d in proc sys dev; do mount --rbind "/$d" "$root/$d"; done
+        mount --bind "$cache/lists" "$root/var/lib/apt/lists"
+        mount --bind "$cache/archives" "$root/var/cache/apt/archives"
+        chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LC_ALL=C.UTF-8             DEBIAN_FRONTEND=noninteractive sh -ec "
+                apt-get update -qq
+                echo \"boardwalk boardwalk/operator-pin password $pin\" | debconf-set-selections
+                apt-get install -y --no-install-recommends /debs/$(basename "$deb")"
+    ' stock "$root" "$cache" "$deb" "${BOARDWALK_STOCK_PIN:-480721}" >&2
+    rm -rf "$root/debs" "$root/etc/resolv.conf"
+    cp -L "$root/vmlinuz" "$work/vmlinuz" 2>/dev/null || cp "$root"/boot/vmlinuz-* "$work/vmlinuz"
+    cp -L "$root/initrd.img" "$work/initrd" 2>/dev/null || cp "$root"/boot/initrd.img-* "$work/initrd"
+    mke2fs -q -t ext4 -L root -d "$root" "$work/disk.img" "$(( $(du -sm "$root" | cut -f1) + 512 ))M"
+    rm -rf "$root"
+    log "stock board: $work/disk.img, $work/vmlinuz, $work/initrd"
 }
 
 cmd_test() {
@@ -158,13 +213,18 @@ cmd_all() {
 }
 
 # cmd_test_all OUTDIR: each package in OUTDIR tested in its architecture's fresh root,
-# upgraded from its VERSION~prev (make deb-test).
+# upgraded from its VERSION~prev; then the amd64 one on a stock Debian 13 system booted on
+# the x86 virtual board (make deb-test).
 cmd_test_all() {
     local outdir=$1 deb arch
     for deb in "$outdir"/boardwalk_*.deb; do
         arch=$(dpkg-deb -f "$deb" Architecture)
         cmd_test "$arch" "$deb" "$(cmd_previous "$deb" "$outdir/previous")"
     done
+    deb=$(ls "$outdir"/boardwalk_*_amd64.deb)
+    cmd_stock_board "$deb" "$outdir/stock-board"
+    python3 "$DEB/test_stock_board.py" "$outdir/stock-board"
+    rm -f "$outdir/stock-board/disk.img"
 }
 
 main() {
@@ -175,6 +235,7 @@ main() {
         lint) shift; [ $# -ge 1 ] || die "usage: deb.sh lint DEB..."; cmd_lint "$@" ;;
         test) shift; [ $# = 3 ] || die "usage: deb.sh test ARCH NEW.deb OLD.deb"; cmd_test "$@" ;;
         previous) shift; [ $# = 2 ] || die "usage: deb.sh previous DEB OUTDIR"; cmd_previous "$@" ;;
+        stock-board) shift; [ $# = 2 ] || die "usage: deb.sh stock-board DEB WORKDIR"; cmd_stock_board "$@" ;;
         root) build_root ;;
         test-root) shift; test_root "$1" ;;
         *) die "usage: deb.sh build|lint|test ..." ;;
