@@ -12,7 +12,7 @@ SUDO = $(if $(filter 0,$(shell id -u)),,sudo -E)
 # A line with the time before each long step, so a CI log shows where its minutes went.
 STAMP = @echo "[make] $$(date -u +%T) $@:"
 
-.PHONY: deps test-deps bench-deps build run test unit-test system-test bench arm64 arm64-test rpi-card deb deb-test install clean
+.PHONY: deps test-deps bench-deps build run test unit-test system-test bench arm64 arm64-test rpi-card deb deb-test apt-repo install clean
 
 deps:
 	scripts/install-deps.sh build
@@ -92,8 +92,16 @@ deb: build arm64
 	$(STAMP) Debian packages
 	$(SUDO) scripts/deb.sh all $(BIN) $(ARM64_BIN) $(DEB_OUT)
 
+# A signed apt repository of both packages in out/apt-repo (reprepro), for cabinets that run
+# Raspberry Pi OS (docs/FLEET.md). The key: BOARDWALK_APT_GNUPGHOME=DIR (the operator's
+# GnuPG home), else a development key made once in /var/cache/boardwalk/deb.
+apt-repo: deb
+	$(SUDO) scripts/deb.sh apt-repo out/apt-repo $(DEB_OUT)/boardwalk_*.deb
+
 # Each package installed with apt in a fresh trixie root of its architecture (arm64 under
-# qemu-user), upgraded, removed and purged (images/deb/test_deb.py). Part of system-test.
+# qemu-user), upgraded (from a file and from a signed repository), removed and purged
+# (images/deb/test_deb.py); then a stock Debian 13 system with only the amd64 package
+# booted on the x86 virtual board (images/deb/test_stock_board.py). Part of system-test.
 deb-test: deb
 	$(STAMP) Debian package tests
 	$(SUDO) scripts/deb.sh test-all $(DEB_OUT)

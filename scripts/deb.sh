@@ -3,7 +3,8 @@
 #
 #   scripts/deb.sh all AMD64_BIN ARM64_BIN OUTDIR   both packages, then lint (make deb)
 #   scripts/deb.sh test-all OUTDIR            each package's test, upgrading from its
-#                                             VERSION~prev, and the stock board (make deb-test)
+#                                             VERSION~prev (by file and from out/deb/apt-repo),
+#                                             and the stock board (make deb-test)
 #   scripts/deb.sh build ARCH BINARY OUTDIR   boardwalk_VERSION_ARCH.deb from debian/ with
 #                                             dpkg-buildpackage in a Debian 13 amd64 root
 #                                             (arm64: a cross build with trixie's arm64
@@ -11,12 +12,17 @@
 #                                             trixie's packages for each architecture)
 #   scripts/deb.sh lint DEB...                trixie's lintian: fails on an error or a warning
 #                                             (the accepted ones: debian/boardwalk.lintian-overrides)
+#   scripts/deb.sh apt-repo OUTDIR DEB...     a signed apt repository of DEBs (reprepro; the
+#                                             key: $BOARDWALK_APT_GNUPGHOME, else a development
+#                                             key in the cache) (make apt-repo)
 #   scripts/deb.sh stock-board DEB WORKDIR    a stock Debian 13 amd64 system with only DEB
 #                                             installed (apt), as a disk, kernel and initrd
 #                                             for the x86 virtual board (test_stock_board.py)
-#   scripts/deb.sh test ARCH NEW.deb OLD.deb  images/deb/test_deb.py in a fresh Debian 13 root
-#                                             of ARCH (arm64 under qemu-user): apt install,
-#                                             upgrade from OLD, remove, purge, nothing left
+#   scripts/deb.sh test ARCH NEW.deb OLD.deb [REPO]  images/deb/test_deb.py in a fresh
+#                                             Debian 13 root of ARCH (arm64 under qemu-user):
+#                                             apt install, upgrade from OLD, remove, purge,
+#                                             nothing left; with REPO, OLD upgraded to NEW
+#                                             from that signed apt repository
 #
 # The roots are made by mmdebstrap and cached under /var/cache/boardwalk/deb
 # ($BOARDWALK_DEB_CACHE), keyed by suite, architecture and package list
@@ -179,11 +185,55 @@ cmd_stock_board() {
     log "stock board: $work/disk.img, $work/vmlinuz, $work/initrd"
 }
 
+# apt_key: the GnuPG home whose secret key signs the apt repository. $BOARDWALK_APT_GNUPGHOME
+# names the operator's (its default secret key signs); else a DEVELOPMENT key is made once
+# in the cache (never in git), for tests: anyone with this cache can sign for the boards
+# that trust it. Prints the directory.
+apt_key() {
+    local d=${BOARDWALK_APT_GNUPGHOME:-$BW_CACHE/apt-dev-gnupg}
+    if [ -n "${BOARDWALK_APT_GNUPGHOME:-}" ]; then
+        gpg --homedir "$d" --list-secret-keys --with-colons 2>/dev/null | grep -q '^sec' ||
+            die "BOARDWALK_APT_GNUPGHOME=$d holds no secret key"
+        echo "$d"; return
+    fi
+    if ! gpg --homedir "$d" --list-secret-keys --with-colons 2>/dev/null | grep -q '^sec'; then
+        log "apt repository: a new development signing key in $d"
+        rm -rf "$d"; mkdir -p "$d"; chmod 0700 "$d"
+        gpg --homedir "$d" --batch --pinentry-mode loopback --passphrase '' \
+            --quick-gen-key "Boardwalk development apt repository (not for products)" ed25519 sign 10y >&2
+    fi
+    echo "$d"
+}
+
+# cmd_apt_repo OUTDIR DEB...: a signed apt repository (reprepro) of the packages: suite
+# trixie, component main, InRelease signed with apt_key's key; the public key beside it as
+# boardwalk-archive-keyring.gpg for a board's signed-by (docs/FLEET.md).
+cmd_apt_repo() {
+    local out=$1 gnupg fpr; shift
+    command -v reprepro >/dev/null || die "reprepro is missing (scripts/install-deps.sh test)"
+    gnupg=$(apt_key)
+    fpr=$(gpg --homedir "$gnupg" --list-secret-keys --with-colons | awk -F: '$1=="fpr"{print $10; exit}')
+    rm -rf "$out"; mkdir -p "$out/conf"
+    cat > "$out/conf/distributions" <<EOF2
+Origin: Boardwalk
+Label: Boardwalk
+Codename: trixie
+Architectures: amd64 arm64
+Components: main
+Description: Boardwalk game kiosk packages
+SignWith: $fpr
+EOF2
+    GNUPGHOME=$gnupg reprepro -b "$out" --silent includedeb trixie "$@" >&2
+    gpg --homedir "$gnupg" --export "$fpr" > "$out/boardwalk-archive-keyring.gpg"
+    rm -rf "$out/conf" "$out/db"
+    log "apt repository $out (key $fpr): $(cd "$out" && find pool -name '*.deb' | sort | tr '\n' ' ')"
+}
+
 cmd_test() {
     local arch=$1 tar
     tar=$(test_root "$arch")
     python3 "$DEB/test_deb.py" --arch "$arch" --root-tar "$tar" --new "$2" --old "$3" \
-        --apt-cache "$BW_CACHE/test-apt-$SUITE-$arch"
+        ${4:+--repo "$4"} --apt-cache "$BW_CACHE/test-apt-$SUITE-$arch"
 }
 
 # cmd_previous DEB OUTDIR: the same package at a lower version (VERSION~prev), for the
@@ -217,9 +267,10 @@ cmd_all() {
 # the x86 virtual board (make deb-test).
 cmd_test_all() {
     local outdir=$1 deb arch
+    cmd_apt_repo "$outdir/apt-repo" "$outdir"/boardwalk_*.deb
     for deb in "$outdir"/boardwalk_*.deb; do
         arch=$(dpkg-deb -f "$deb" Architecture)
-        cmd_test "$arch" "$deb" "$(cmd_previous "$deb" "$outdir/previous")"
+        cmd_test "$arch" "$deb" "$(cmd_previous "$deb" "$outdir/previous")" "$outdir/apt-repo"
     done
     deb=$(ls "$outdir"/boardwalk_*_amd64.deb)
     cmd_stock_board "$deb" "$outdir/stock-board"
@@ -233,8 +284,9 @@ main() {
         test-all) shift; [ $# = 1 ] || die "usage: deb.sh test-all OUTDIR"; cmd_test_all "$@" ;;
         build) shift; [ $# = 3 ] || die "usage: deb.sh build ARCH BINARY OUTDIR"; cmd_build "$@" ;;
         lint) shift; [ $# -ge 1 ] || die "usage: deb.sh lint DEB..."; cmd_lint "$@" ;;
-        test) shift; [ $# = 3 ] || die "usage: deb.sh test ARCH NEW.deb OLD.deb"; cmd_test "$@" ;;
+        test) shift; [ $# = 3 ] || [ $# = 4 ] || die "usage: deb.sh test ARCH NEW.deb OLD.deb [REPO]"; cmd_test "$@" ;;
         previous) shift; [ $# = 2 ] || die "usage: deb.sh previous DEB OUTDIR"; cmd_previous "$@" ;;
+        apt-repo) shift; [ $# -ge 2 ] || die "usage: deb.sh apt-repo OUTDIR DEB..."; cmd_apt_repo "$@" ;;
         stock-board) shift; [ $# = 2 ] || die "usage: deb.sh stock-board DEB WORKDIR"; cmd_stock_board "$@" ;;
         root) build_root ;;
         test-root) shift; test_root "$1" ;;

@@ -15,6 +15,7 @@ ap.add_argument("--arch", required=True)
 ap.add_argument("--root-tar", required=True)
 ap.add_argument("--new", required=True)
 ap.add_argument("--old", required=True)
+ap.add_argument("--repo", help="an apt repository (scripts/deb.sh apt-repo) holding NEW: a board upgrades OLD to it with apt-get upgrade")
 ap.add_argument("--apt-cache", help="a directory kept between runs for the root's apt lists and downloaded packages")
 ap.add_argument("--keep", action="store_true", help="keep the root (for a look after a failure)")
 args = ap.parse_args()
@@ -234,6 +235,28 @@ try:
         if paths:
             log(f"{name}: " + " ".join(paths[:40]))
     check(not added and not gone and not changed, "after the purge the root is as before the install (file list, modes, owners, contents)")
+
+    if args.repo:
+        # --- a cabinet on the operator's signed apt repository: OLD installed, then
+        # `apt-get update && apt-get upgrade` brings NEW and keeps the coins and scores ---
+        shutil.copytree(args.repo, root + "/repo")
+        run(f"apt-get install -y --no-install-recommends {old}")
+        run("printf 'coins=12\\n' > /var/lib/boardwalk/counters && printf '2048.5x5=2048\\n' > /var/lib/boardwalk/scores",
+            user="boardwalk")
+        src = "deb [signed-by=/usr/share/keyrings/boardwalk-archive-keyring.gpg] file:/repo trixie main\n"
+        with open(root + "/etc/apt/sources.list.d/boardwalk.list", "w") as f:
+            f.write(src)
+        out = run("apt-get update 2>&1", check_rc=False)
+        check("NO_PUBKEY" in out or "not signed" in out or "signed-by" in out,
+              "without the operator's key apt refuses the repository")
+        shutil.copy(args.repo + "/boardwalk-archive-keyring.gpg", root + "/usr/share/keyrings/")
+        run("apt-get update -qq")
+        check(newv in run("apt-cache policy boardwalk"), f"apt sees {newv} in the signed repository")
+        out = run("apt-get upgrade -y")
+        check(run("dpkg-query -W -f='${Version}' boardwalk") == newv, f"apt-get upgrade: {oldv} -> {newv} from the repository")
+        books = run("boardwalk bookkeeping --state-dir /var/lib/boardwalk", user="boardwalk")
+        check(re.search(r"^coins: 12$", books, re.M) and fileof("/var/lib/boardwalk/scores") == "2048.5x5=2048\n",
+              "the upgrade from the repository keeps the coins and scores")
     print(f"{passed} passed, 0 failed")
 finally:
     if args.keep:
