@@ -12,7 +12,7 @@ SUDO = $(if $(filter 0,$(shell id -u)),,sudo -E)
 # A line with the time before each long step, so a CI log shows where its minutes went.
 STAMP = @echo "[make] $$(date -u +%T) $@:"
 
-.PHONY: deps test-deps bench-deps build run test unit-test soak system-test bench arm64 arm64-test rpi-card install clean
+.PHONY: deps test-deps bench-deps build run test unit-test soak system-test bench arm64 arm64-test rpi-card deb deb-test apt-repo install clean
 
 deps:
 	scripts/install-deps.sh build
@@ -63,6 +63,9 @@ system-test: build test-deps
 	$(STAMP) display board
 	python3 scripts/display-board-check.py --binary $(BIN) --rotations 0,90
 	$(MAKE) --no-print-directory arm64-test
+	$(STAMP) Debian packages
+	$(SUDO) scripts/deb.sh all $(BIN) $(ARM64_BIN) $(DEB_OUT)
+	$(SUDO) scripts/deb.sh test-all $(DEB_OUT)
 
 # The kiosk for arm64 boards (Debian 13 / Raspberry Pi OS trixie), built here with Debian's
 # Swift 6.0.3 (images/arm64/build.sh; the toolchain roots are cached in /var/cache/boardwalk).
@@ -90,6 +93,28 @@ rpi-card: arm64
 	python3 images/rpi/test_tryboot_backend.py
 	$(SUDO) images/rpi/build-sdcard.sh $(RPI_BOARD) $(ARM64_BIN) out/rpi/$(RPI_BOARD).img
 	python3 images/rpi/test_sdcard.py out/rpi/$(RPI_BOARD).img $(RPI_BOARD)
+
+# Debian 13 packages of the kiosk, boardwalk_VERSION_{amd64,arm64}.deb in out/deb, built with
+# debhelper from debian/ in trixie roots of each architecture and checked by trixie's
+# lintian (scripts/deb.sh; the roots are cached in /var/cache/boardwalk/deb).
+DEB_OUT = out/deb
+deb: build arm64
+	$(STAMP) Debian packages
+	$(SUDO) scripts/deb.sh all $(BIN) $(ARM64_BIN) $(DEB_OUT)
+
+# A signed apt repository of both packages in out/apt-repo (reprepro), for cabinets that run
+# Raspberry Pi OS (docs/FLEET.md). The key: BOARDWALK_APT_GNUPGHOME=DIR (the operator's
+# GnuPG home), else a development key made once in /var/cache/boardwalk/deb.
+apt-repo: deb
+	$(SUDO) scripts/deb.sh apt-repo out/apt-repo $(DEB_OUT)/boardwalk_*.deb
+
+# Each package installed with apt in a fresh trixie root of its architecture (arm64 under
+# qemu-user), upgraded (from a file and from a signed repository), removed and purged
+# (images/deb/test_deb.py); then a stock Debian 13 system with only the amd64 package
+# booted on the x86 virtual board (images/deb/test_stock_board.py). Part of system-test.
+deb-test: deb
+	$(STAMP) Debian package tests
+	$(SUDO) scripts/deb.sh test-all $(DEB_OUT)
 
 SYSTEM_TEST ?= $(if $(CI),1,0)
 # With the system test, the arm64 cross build (its own scratch path and roots) runs beside

@@ -165,31 +165,37 @@ bw_kernel() {
     echo "$kdir"
 }
 
-# bw_install_system ROOT: the unit, its user, tmpfiles, udev rules, and a quiet console:
-# no login prompt on tty1, no VTs spawned on demand, no boot status text.
-bw_install_system() {
-    local root=$1
-    install -D -m 0644 "$BW_REPO/systemd/boardwalk.service" "$root/usr/lib/systemd/system/boardwalk.service"
-    install -D -m 0644 "$BW_REPO/systemd/boardwalk-prepare.service" "$root/usr/lib/systemd/system/boardwalk-prepare.service"
-    install -D -m 0644 "$BW_REPO/systemd/boardwalk-console.service" "$root/usr/lib/systemd/system/boardwalk-console.service"
+# bw_install_units ROOT: the kiosk's systemd units, its user (sysusers), tmpfiles and udev
+# rules (70: the backlight; 80: USB sticks mounted for the kiosk). `make install`, the
+# images and the Debian package (debian/rules) all install these.
+bw_install_units() {
+    local root=$1 f
+    for f in boardwalk.service boardwalk-prepare.service boardwalk-console.service; do
+        install -D -m 0644 "$BW_REPO/systemd/$f" "$root/usr/lib/systemd/system/$f"
+    done
     install -D -m 0644 "$BW_REPO/systemd/boardwalk.sysusers" "$root/usr/lib/sysusers.d/boardwalk.conf"
     install -D -m 0644 "$BW_REPO/systemd/boardwalk.tmpfiles" "$root/usr/lib/tmpfiles.d/boardwalk.conf"
     install -D -m 0644 "$BW_REPO/systemd/70-boardwalk.rules" "$root/usr/lib/udev/rules.d/70-boardwalk.rules"
-    # USB sticks mounted read-only for the kiosk (update bundles, the books), and the kiosk's
-    # group allowed to ask RAUC's service for an update ("Update from USB").
     install -D -m 0644 "$BW_REPO/systemd/80-boardwalk-usb.rules" "$root/usr/lib/udev/rules.d/80-boardwalk-usb.rules"
     # The system disk's partitions by number (/dev/disk/boardwalk/partN, for fstab and RAUC's
     # slots), and no other disk (a stranger's stick holding a copy of the card) winning a
     # by-partuuid, by-label, by-uuid or by-partlabel link the system disk has too.
     install -D -m 0644 "$BW_REPO/systemd/61-boardwalk-system-disk.rules" "$root/usr/lib/udev/rules.d/61-boardwalk-system-disk.rules"
     install -D -m 0755 "$BW_REPO/systemd/boardwalk-system-disk" "$root/usr/lib/boardwalk/system-disk"
+}
+
+# bw_install_system ROOT: the units (bw_install_units), the kiosk's group allowed to ask
+# RAUC for an update, the user made in the image, and a quiet console: no login prompt on
+# tty1, no VTs spawned on demand, no boot status text.
+bw_install_system() {
+    local root=$1
+    bw_install_units "$root"
+    # "Update from USB": the kiosk's group may ask RAUC's service for an update.
     install -D -m 0644 "$BW_REPO/systemd/boardwalk-rauc.conf" "$root/usr/share/dbus-1/system.d/boardwalk-rauc.conf"
     # The user exists in the image itself (a read-only root can't get it at boot).
     systemd-sysusers --root="$root" "$root/usr/lib/sysusers.d/boardwalk.conf" >&2
     mkdir -p "$root/etc/systemd/system/multi-user.target.wants" "$root/var/lib/boardwalk" "$root/etc/boardwalk"
     ln -sf /usr/lib/systemd/system/boardwalk.service "$root/etc/systemd/system/multi-user.target.wants/boardwalk.service"
-    ln -sf /dev/null "$root/etc/systemd/system/getty@tty1.service"
-    ln -sf /dev/null "$root/etc/systemd/system/autovt@tty1.service"
     # Debian's fallback gettys on tty2-6 (started when logind is absent): not on a kiosk.
     ln -sf /dev/null "$root/etc/systemd/system/getty-static.service"
     # No logind: a kiosk has no user sessions, and on a read-only root it cannot start (its
@@ -345,26 +351,25 @@ PY
     bw_log "node exporter: port $port${addr:+ on $addr}${iface:+ on $iface only}, textfile collector on $dir, DHCP on ${iface:-every wired interface}"
 }
 
-# bw_lockdown ROOT: no key on a keyboard plugged into the kiosk reaches the system.
-# Ctrl-Alt-Del (the kernel tells init, which would start ctrl-alt-del.target: a reboot, or
-# after 7 presses in 2 s CtrlAltDelBurstAction) does nothing, and the SysRq keys (Alt-SysRq-K
-# kills the VT's processes, -B reboots) are off; Alt-Up (the kernel's "keyboard request":
-# init starts kbrequest.target) does nothing; logind (where it runs: an existing system;
-# the images mask it) ignores the power, reboot, suspend and hibernate keys. The kiosk locks
-# its own VT's keyboard itself (Display/VirtualTerminal.swift). The one definition: the
-# images, scripts/install.sh and the Debian package's maintainer scripts call it.
-bw_lockdown() {
+# bw_lockdown_files ROOT: no key chord on a keyboard plugged into the kiosk reaches the
+# system. Ctrl-Alt-Del 7 times in 2 s (CtrlAltDelBurstAction) does nothing, the SysRq keys
+# (Alt-SysRq-K kills the VT's processes, -B reboots) are off, and logind ignores the power,
+# reboot, suspend and hibernate keys. Drop-ins in /etc: the Debian package ships them as
+# conffiles. The kiosk locks its own VT's keyboard itself (Display/VirtualTerminal.swift).
+bw_lockdown_files() {
     local root=$1
-    mkdir -p "$root/etc/systemd/system" "$root/etc/systemd/system.conf.d" "$root/etc/sysctl.d" \
-        "$root/etc/systemd/logind.conf.d"
-    ln -sf /dev/null "$root/etc/systemd/system/ctrl-alt-del.target"
-    ln -sf /dev/null "$root/etc/systemd/system/kbrequest.target"
-    printf '[Manager]\nCtrlAltDelBurstAction=none\n' > "$root/etc/systemd/system.conf.d/boardwalk-lockdown.conf"
-    printf '# Boardwalk: no SysRq keys on a public kiosk.\nkernel.sysrq = 0\n' > "$root/etc/sysctl.d/90-boardwalk.conf"
-    printf '%s\n' "# Boardwalk: a passer-by's keyboard does not power off, reboot or suspend the kiosk." "[Login]" \
-        HandlePowerKey=ignore HandlePowerKeyLongPress=ignore HandleRebootKey=ignore HandleRebootKeyLongPress=ignore \
-        HandleSuspendKey=ignore HandleSuspendKeyLongPress=ignore HandleHibernateKey=ignore HandleHibernateKeyLongPress=ignore \
+    mkdir -p "$root/etc/systemd/system.conf.d" "$root/etc/systemd/logind.conf.d" "$root/etc/sysctl.d"
+    printf '%s\n' '# Boardwalk kiosk lockdown: pressing Ctrl-Alt-Del 7 times in 2 s does nothing' \
+        '# (a single press is ctrl-alt-del.target, which the kiosk masks).' \
+        '[Manager]' 'CtrlAltDelBurstAction=none' > "$root/etc/systemd/system.conf.d/boardwalk-lockdown.conf"
+    printf '%s\n' '# Boardwalk kiosk lockdown: a keyboard on a public kiosk cannot power it off,' \
+        '# reboot it or put it to sleep.' \
+        '[Login]' 'HandlePowerKey=ignore' 'HandlePowerKeyLongPress=ignore' 'HandleRebootKey=ignore' \
+        'HandleRebootKeyLongPress=ignore' 'HandleSuspendKey=ignore' 'HandleSuspendKeyLongPress=ignore' \
+        'HandleHibernateKey=ignore' 'HandleHibernateKeyLongPress=ignore' \
         > "$root/etc/systemd/logind.conf.d/boardwalk-lockdown.conf"
+    printf '%s\n' '# Boardwalk kiosk lockdown: no SysRq keys on a public kiosk.' 'kernel.sysrq = 0' \
+        > "$root/etc/sysctl.d/90-boardwalk.conf"
 }
 
 # bw_cmdline_add FILE PARAM=VALUE...: each parameter on a kernel command line file (a Pi's
@@ -382,16 +387,40 @@ bw_cmdline_add() {
     sync
 }
 
-# bw_install_kiosk ROOT BINARY PROFILE: the binary, its data, the board profile and the
-# default kiosk config.
-bw_install_kiosk() {
-    local root=$1 bin=$2 profile=$3
+# bw_lockdown_masks: the units a kiosk masks (systemd/lockdown-masks): the gettys on the
+# kiosk's VT, Ctrl-Alt-Del's reboot and Alt-Up's kbrequest.target.
+bw_lockdown_masks() { sed -e 's/#.*//' "$BW_REPO/systemd/lockdown-masks" | tr -s ' \t' '\n' | sed '/^$/d'; }
+
+# bw_lockdown ROOT: the drop-ins and the masks (the Debian package masks in its postinst).
+bw_lockdown() {
+    local root=$1 u
+    bw_lockdown_files "$root"
+    mkdir -p "$root/etc/systemd/system"
+    for u in $(bw_lockdown_masks); do ln -sf /dev/null "$root/etc/systemd/system/$u"; done
+}
+
+# bw_install_kiosk_files ROOT BINARY: the binary, its data, the board profiles, the default
+# kiosk config and the helpers that set the PIN and pick a profile (/usr/libexec/boardwalk).
+bw_install_kiosk_files() {
+    local root=$1 bin=$2
     [ -x "$bin" ] || bw_die "no kiosk binary at $bin (make build)"
     install -D -m 0755 "$bin" "$root/usr/bin/boardwalk"
     if [ -d "$BW_REPO/data" ]; then
         mkdir -p "$root/usr/share/boardwalk"
         cp -a "$BW_REPO/data/." "$root/usr/share/boardwalk/"
     fi
+    mkdir -p "$root/usr/share/boardwalk/boards"
+    cp "$BW_REPO"/boards/*.conf "$BW_REPO"/boards/*.config.txt "$root/usr/share/boardwalk/boards/"
+    install -D -m 0644 "$BW_IMAGES/boardwalk.conf" "$root/usr/share/boardwalk/boardwalk.conf"
+    install -D -m 0755 "$BW_REPO/scripts/boardwalk-set-pin" "$root/usr/libexec/boardwalk/set-pin"
+    install -D -m 0755 "$BW_REPO/scripts/boardwalk-board-profile" "$root/usr/libexec/boardwalk/board-profile"
+}
+
+# bw_install_kiosk ROOT BINARY PROFILE: the kiosk's files, the board profile and the default
+# kiosk config (kept when there is one).
+bw_install_kiosk() {
+    local root=$1 bin=$2 profile=$3
+    bw_install_kiosk_files "$root" "$bin"
     install -D -m 0644 "$profile" "$root/etc/boardwalk/board.conf"
     [ -f "$root/etc/boardwalk/boardwalk.conf" ] ||
         install -D -m 0644 "$BW_IMAGES/boardwalk.conf" "$root/etc/boardwalk/boardwalk.conf"
@@ -432,45 +461,7 @@ bw_set_pin() {
     conf=$root/etc/boardwalk/boardwalk.conf
     mkdir -p "$(dirname "$conf")"
     [ -f "$conf" ] || : > "$conf"
-    BW_PIN="$pin" python3 - "$conf" <<'PY'
-import hashlib, os, re, secrets, sys
-conf = sys.argv[1]
-pin = os.environ.get("BW_PIN", "")
-def weak(p):
-    d = [int(c) for c in p]
-    steps = {b - a for a, b in zip(d, d[1:])}
-    return len(set(d)) == 1 or steps in ({1}, {-1})
-generated = not pin
-while generated and (not pin or weak(pin)):
-    pin = "".join(secrets.choice("0123456789") for _ in range(6))
-if not re.fullmatch(r"[0-9]{4,8}", pin):
-    sys.exit("[images] error: the operator PIN must be 4 to 8 digits")
-if weak(pin):
-    print("[images] warning: the operator PIN is one a passer-by tries first (like 1234 or 0000)", file=sys.stderr)
-salt = secrets.token_bytes(16)
-iterations = 100000
-digest = hashlib.pbkdf2_hmac("sha256", pin.encode(), salt, iterations)
-line = f"operator_pin = pbkdf2-sha256${iterations}${salt.hex()}${digest.hex()}\n"
-lines = [l for l in open(conf).read().splitlines(keepends=True) if not re.match(r"\s*operator_pin\s*=", l)]
-section = None
-out, placed = [], False
-for l in lines:
-    m = re.match(r"\s*\[([^]]*)\]", l)
-    if m:
-        if section == "kiosk" and not placed:
-            out.append(line); placed = True
-        section = m.group(1).strip().lower()
-    out.append(l)
-if not placed:
-    if section != "kiosk":
-        out.append("\n[kiosk]\n")
-    elif out and not out[-1].endswith("\n"):
-        out.append("\n")
-    out.append(line)
-open(conf, "w").write("".join(out))
-if generated:
-    print(f"[images] operator PIN: {pin} (shown this once; only its hash is stored)", file=sys.stderr)
-PY
+    BW_PIN="$pin" python3 "$BW_REPO/scripts/boardwalk-set-pin" "$conf"
     gid=$(awk -F: '$1=="boardwalk"{print $3}' "$root/etc/group" 2>/dev/null || true)
     if [ -n "$gid" ]; then chown "0:$gid" "$conf"; chmod 0640 "$conf"; fi
 }

@@ -23,6 +23,24 @@ bw_image_version() {
     git -C "$BW_REPO" describe --always --tags --dirty 2>/dev/null || echo unknown
 }
 
+# bw_deb_version: the Debian package's version (make deb), made from bw_image_version so
+# both name one build: a tag (2026.12.1, v2026.12.1) as it is, commits after a tag as
+# TAG+N.gHASH, no tag as 0~gitN.gHASH (N: commits, so a later commit sorts higher);
+# "+dirty" for uncommitted changes. $BOARDWALK_DEB_VERSION overrides it.
+bw_deb_version() {
+    if [ -n "${BOARDWALK_DEB_VERSION:-}" ]; then echo "$BOARDWALK_DEB_VERSION"; return; fi
+    local v dirty="" n
+    v=$(bw_image_version)
+    case "$v" in *-dirty) v=${v%-dirty}; dirty=+dirty ;; esac
+    v=${v#v}
+    case "$v" in
+        [0-9]*-*-g*) n=${v%-g*}; echo "${n%-*}+${n##*-}.g${v##*-g}$dirty" ;;
+        [0-9]*[!0-9a-f]*|[0-9]*.*) echo "$v$dirty" ;;
+        *) n=$(git -C "$BW_REPO" rev-list --count HEAD 2>/dev/null || echo 0)
+           echo "0~git$n.g$v$dirty" ;;
+    esac
+}
+
 # bw_os_release ROOT VERSION: the image's name and version in os-release (IMAGE_ID,
 # IMAGE_VERSION: os-release(5)'s fields for an image), read by the kiosk and by people.
 # /etc/os-release is Debian's link to /usr/lib/os-release; the file itself is rewritten.

@@ -17,13 +17,18 @@ build="pkg-config libdrm-dev libevdev-dev libasound2-dev libpixman-1-dev libfree
 # device-tree-compiler: the Pi display overlays (dtc -@, fdtoverlay; images/rpi/test_overlays.py).
 test="$build unicode-cldr-core sox python3-numpy qemu-system-x86 mmdebstrap cpio kmod binutils systemd busybox-static
       rauc squashfs-tools grub-efi-amd64-bin grub-common ovmf mtools dosfstools fdisk e2fsprogs openssl
-      tesseract-ocr tesseract-ocr-eng device-tree-compiler"
+      tesseract-ocr tesseract-ocr-eng device-tree-compiler reprepro gnupg"
 # The bench's peer (bench/peers/sdl2-peer.c): SDL2 and its text and PNG companions; llvm-19
 # for llvm-mca (scripts/kernel-cycles.py: the copy kernels' cycles on a Pi's core model;
 # 19, in bookworm and trixie, is the first there with a model of the Pi 5's core).
 bench="$build gcc libc6-dev libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev llvm-19"
 # arm64 on x86: qemu-user through binfmt_misc (arm64 roots, the arm64 kiosk's screenshots),
 # the arm64 virtual board, and the Pi card's file systems (built without loop devices).
+# The Debian packages (make deb, scripts/deb.sh) need mmdebstrap, qemu-user, and reprepro
+# and gnupg for the signed apt repository (make apt-repo) here:
+# debhelper, dpkg-dev and lintian are Debian 13's, in the trixie root that builds them
+# (images/deb/build-packages.txt), since bookworm's would name bookworm's libraries and
+# check against bookworm's policy.
 arm64="$test qemu-user-static binfmt-support arch-test qemu-system-arm mtools dosfstools e2fsprogs fdisk"
 case "${1:-build}" in
   build) want=$build ;;

@@ -11,14 +11,7 @@ bin=${1:-.build/release/boardwalk}
 [ "$(id -u)" = 0 ] || { echo "install.sh: run as root (sudo make install)" >&2; exit 1; }
 source "$(dirname "$0")/../images/lib.sh"
 
-board=${BOARD:-}
-if [ -z "$board" ]; then
-    model=$(tr -d '\0' < /proc/device-tree/model 2>/dev/null || true)
-    case "$model" in
-        *"Raspberry Pi 5"*) board=rpi5-hdmi-touch ;;
-        *"Raspberry Pi 4"*) board=rpi4-hdmi-touch ;;
-    esac
-fi
+board=${BOARD:-$("$BW_REPO/scripts/boardwalk-board-profile")}
 profile=$(mktemp)
 trap 'rm -f "$profile"' EXIT
 if [ -n "$board" ]; then
@@ -31,19 +24,13 @@ else
 fi
 
 bw_install_kiosk / "$bin" "$profile"
-install -D -m 0644 "$BW_REPO/systemd/boardwalk.service" /usr/lib/systemd/system/boardwalk.service
-install -D -m 0644 "$BW_REPO/systemd/boardwalk-prepare.service" /usr/lib/systemd/system/boardwalk-prepare.service
-install -D -m 0644 "$BW_REPO/systemd/boardwalk-console.service" /usr/lib/systemd/system/boardwalk-console.service
-install -D -m 0644 "$BW_REPO/systemd/boardwalk.sysusers" /usr/lib/sysusers.d/boardwalk.conf
-install -D -m 0644 "$BW_REPO/systemd/boardwalk.tmpfiles" /usr/lib/tmpfiles.d/boardwalk.conf
-install -D -m 0644 "$BW_REPO/systemd/70-boardwalk.rules" /usr/lib/udev/rules.d/70-boardwalk.rules
+bw_install_units /
 # A public kiosk, as the images are: no key or chord on a plugged-in keyboard reboots,
 # powers off or suspends the board or kills the kiosk (bw_lockdown: Ctrl-Alt-Del, SysRq,
 # Alt-Up, logind's power/reboot/suspend/hibernate keys, from the next boot), no login
 # prompt on tty1, nor on the other VTs unless the profile's [boot] other_vts = keep.
 bw_lockdown /
 sysctl -q -p /etc/sysctl.d/90-boardwalk.conf || true
-systemctl mask getty@tty1.service autovt@tty1.service >/dev/null
 if [ "$(bw_profile_get "$profile" boot other_vts)" != keep ]; then
     mkdir -p /etc/systemd/logind.conf.d
     printf '[Login]\nNAutoVTs=0\nReserveVT=0\n' > /etc/systemd/logind.conf.d/boardwalk.conf
