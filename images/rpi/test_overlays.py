@@ -4,7 +4,9 @@
     images/rpi/test_overlays.py [--suite SUITE]   (default trixie: the card's kernel)
 
 Debian's linux-image-arm64 of SUITE (and the packages holding its modules and DTBs, when it
-is split) is fetched with images/lib.sh's bw_apt (its own apt lists, any host) into
+is split) is fetched with images/lib.sh's bw_apt (its own apt lists, any host; SUITE's main
+archive: the card's mmdebstrap also takes trixie-security, whose kernel may be a stable update
+ahead, 6.12.118 beside main's 6.12.117 on 2026-12-06) into
 $BOARDWALK_OVERLAY_CACHE (default /var/cache/boardwalk/overlays), unpacked once per version
 with `depmod -b` run on its modules. For every overlay:
   - dtc -@ compiles it without a warning;
