@@ -7,10 +7,12 @@
 #   images/rpi/build-sdcard.sh BOARD ARM64_BINARY OUT.img
 #   e.g. images/rpi/build-sdcard.sh rpi4-official-7in out/arm64/boardwalk out/rpi4.img
 #
-# The Raspberry Pi kernel instead (Pi 5; the overlays Debian lacks, such as the 7" DSI
-# panel's and the SPI panels'): BOARDWALK_RPI_SOURCES=FILE names an apt source file for
-# the Raspberry Pi OS archive, and its keyring goes in BOARDWALK_RPI_KEYRING; the profile's
-# [boot] rpi_os_kernel is then installed. See images/README.md.
+# With Debian's kernel the card carries this project's display overlays (boards/overlays) that
+# the profile's config.txt names. The Raspberry Pi kernel instead (Pi 5; the 7" display's
+# touch and the SPI panels, which Debian's kernel does not drive: boards/README.md):
+# BOARDWALK_RPI_SOURCES=FILE names an apt source file for the Raspberry Pi OS archive, and its
+# keyring goes in BOARDWALK_RPI_KEYRING; the profile's [boot] rpi_os_kernel is then
+# installed, with its own overlays. See images/README.md.
 #
 # Layout (MBR; partitions 4 MiB aligned), A/B slots chosen by the firmware (autoboot.txt):
 #   1  FAT16 "BW-AUTOBOOT" 32 MiB  autoboot.txt (which boot partition the firmware starts; a

@@ -4,7 +4,9 @@
     images/rpi/test_overlays.py [--suite SUITE]   (default trixie: the card's kernel)
 
 Debian's linux-image-arm64 of SUITE (and the packages holding its modules and DTBs, when it
-is split) is fetched with images/lib.sh's bw_apt (its own apt lists, any host) into
+is split) is fetched with images/lib.sh's bw_apt (its own apt lists, any host; SUITE's main
+archive: the card's mmdebstrap also takes trixie-security, whose kernel may be a stable update
+ahead, 6.12.118 beside main's 6.12.117 on 2026-12-06) into
 $BOARDWALK_OVERLAY_CACHE (default /var/cache/boardwalk/overlays), unpacked once per version
 with `depmod -b` run on its modules. For every overlay:
   - dtc -@ compiles it without a warning;
@@ -271,6 +273,19 @@ class OverlayTest:
         self.drivers = Drivers(self.kdir)
         return f"{self.suite}: linux-image-{self.kver} {self.version}"
 
+    def checker(self):
+        """The driver lookup itself: a compatible no kernel has finds nothing, a known one its
+        module, a vc4 sub-device (no alias) only through vc4's table."""
+        fake = Node("/soc/nothing@0", {"compatible": b"boardwalk,no-such-device\0"})
+        assert not self.drivers.by_alias(fake), "a made-up compatible found a driver"
+        touch = Node("/soc/spi@7e204000/touchscreen@1", {"compatible": b"ti,ads7846\0"})
+        assert self.drivers.by_alias(touch) == {"ads7846"}, f"ti,ads7846 -> {self.drivers.by_alias(touch)}"
+        dsi = Node("/soc/dsi@7e700000", {"compatible": b"brcm,bcm2711-dsi1\0"})
+        assert not self.drivers.by_alias(dsi) and self.drivers.in_table("brcm,bcm2711-dsi1", {"vc4"}) == ["vc4"], \
+            "vc4's DSI1 driver is not found in vc4's of_device_id table"
+        assert not self.drivers.in_table("boardwalk,no-such-device", {"vc4"}), "a made-up compatible is in vc4's table"
+        return "made-up compatible: none; ti,ads7846: ads7846; brcm,bcm2711-dsi1: vc4's table only"
+
     def compile(self, dts):
         out = os.path.join(self.tmp, os.path.basename(dts)[:-4] + ".dtbo")
         r = subprocess.run(["dtc", "-@", "-I", "dts", "-O", "dtb", "-o", out, dts], capture_output=True, text=True)
@@ -409,13 +424,13 @@ def main():
     start = time.monotonic()
     with tempfile.TemporaryDirectory() as tmp:
         t = OverlayTest(args.suite, tmp)
-        if t.run("kernel", t.kernel):
+        if t.run("kernel", t.kernel) and t.run("driver lookup", t.checker):
             for dts in sorted(glob.glob(os.path.join(OVERLAYS, "*.dts"))):
                 t.run(os.path.basename(dts), t.overlay, dts)
         t.run("profiles' dtoverlay= lines", t.profiles)
     passed = sum(t.results)
     log(f"{time.monotonic() - start:.1f} s")
-    print(f"{passed} passed, {len(t.results) - passed} failed")
+    print(f"{passed} passed, {len(t.results) - passed} failed", flush=True)
     return 0 if all(t.results) else 1
 
 
