@@ -107,7 +107,7 @@ deb-test: deb
 	$(SUDO) scripts/deb.sh test-all $(DEB_OUT)
 
 # The system test installs, upgrades and purges the amd64 package only: the same steps under
-# qemu-user took 25+ min for the arm64 one here (images/README.md), over CI's budget.
+# qemu-user took 25 min for the arm64 one here (images/README.md), over CI's budget.
 # DEB_TEST_ARCHES="amd64 arm64" adds it; make deb-test runs both.
 DEB_TEST_ARCHES ?= amd64
 
