@@ -65,7 +65,7 @@ system-test: build test-deps
 	$(MAKE) --no-print-directory arm64-test
 	$(STAMP) Debian packages
 	$(SUDO) scripts/deb.sh all $(BIN) $(ARM64_BIN) $(DEB_OUT)
-	$(SUDO) scripts/deb.sh test-all $(DEB_OUT)
+	$(SUDO) scripts/deb.sh test-all $(DEB_OUT) $(DEB_TEST_ARCHES)
 
 # The kiosk for arm64 boards (Debian 13 / Raspberry Pi OS trixie), built here with Debian's
 # Swift 6.0.3 (images/arm64/build.sh; the toolchain roots are cached in /var/cache/boardwalk).
@@ -115,6 +115,11 @@ apt-repo: deb
 deb-test: deb
 	$(STAMP) Debian package tests
 	$(SUDO) scripts/deb.sh test-all $(DEB_OUT)
+
+# The system test installs, upgrades and purges the amd64 package only: the same steps under
+# qemu-user took 25 min for the arm64 one here (images/README.md), over CI's budget.
+# DEB_TEST_ARCHES="amd64 arm64" adds it; make deb-test runs both.
+DEB_TEST_ARCHES ?= amd64
 
 SYSTEM_TEST ?= $(if $(CI),1,0)
 # With the system test, the arm64 cross build (its own scratch path and roots) runs beside

@@ -2,7 +2,7 @@
 # Boardwalk's Debian packages, built and tested the way Debian builds and tests packages.
 #
 #   scripts/deb.sh all AMD64_BIN ARM64_BIN OUTDIR   both packages, then lint (make deb)
-#   scripts/deb.sh test-all OUTDIR            each package's test, upgrading from its
+#   scripts/deb.sh test-all OUTDIR [ARCH...]  each package's test (or ARCHes'), upgrading from its
 #                                             VERSION~prev (by file and from out/deb/apt-repo),
 #                                             and the stock board (make deb-test)
 #   scripts/deb.sh build ARCH BINARY OUTDIR   boardwalk_VERSION_ARCH.deb from debian/ with
@@ -262,14 +262,16 @@ cmd_all() {
     cmd_lint "$outdir"/boardwalk_*.deb
 }
 
-# cmd_test_all OUTDIR: each package in OUTDIR tested in its architecture's fresh root,
+# cmd_test_all OUTDIR [ARCH...]: each package in OUTDIR (or those of ARCHes) tested in its
+# architecture's fresh root,
 # upgraded from its VERSION~prev; then the amd64 one on a stock Debian 13 system booted on
 # the x86 virtual board (make deb-test).
 cmd_test_all() {
-    local outdir=$1 deb arch
+    local outdir=$1 deb arch arches=${*:2}
     cmd_apt_repo "$outdir/apt-repo" "$outdir"/boardwalk_*.deb
     for deb in "$outdir"/boardwalk_*.deb; do
         arch=$(dpkg-deb -f "$deb" Architecture)
+        case " ${arches:-$arch} " in *" $arch "*) ;; *) log "not tested here: $deb"; continue ;; esac
         cmd_test "$arch" "$deb" "$(cmd_previous "$deb" "$outdir/previous")" "$outdir/apt-repo"
     done
     deb=$(ls "$outdir"/boardwalk_*_amd64.deb)
@@ -281,7 +283,7 @@ cmd_test_all() {
 main() {
     case "${1:-}" in
         all) shift; [ $# = 3 ] || die "usage: deb.sh all AMD64_BINARY ARM64_BINARY OUTDIR"; cmd_all "$@" ;;
-        test-all) shift; [ $# = 1 ] || die "usage: deb.sh test-all OUTDIR"; cmd_test_all "$@" ;;
+        test-all) shift; [ $# -ge 1 ] || die "usage: deb.sh test-all OUTDIR [ARCH...]"; cmd_test_all "$@" ;;
         build) shift; [ $# = 3 ] || die "usage: deb.sh build ARCH BINARY OUTDIR"; cmd_build "$@" ;;
         lint) shift; [ $# -ge 1 ] || die "usage: deb.sh lint DEB..."; cmd_lint "$@" ;;
         test) shift; [ $# = 3 ] || [ $# = 4 ] || die "usage: deb.sh test ARCH NEW.deb OLD.deb [REPO]"; cmd_test "$@" ;;
