@@ -1118,7 +1118,7 @@ class ABBoard:
 
 
 # What the panicking bundle's init writes on the serial console before it exits.
-PANIC_MARK = "boardwalk-test: this update's init exits now; the kernel panics"
+PANIC_MARK = "boardwalk-test: the init of this update exits now; the kernel panics"
 
 
 def panic_bundle(rootfs, outdir, version, log):
