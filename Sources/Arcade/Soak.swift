@@ -63,7 +63,7 @@ public struct Soak {
     }
 
     /// Where the memory is at a report: the kernel's and glibc's view, the pixel buffers,
-    /// the font caches and the view trees, so RSS growth can be pinned on one of them.
+    /// the kept surfaces and the view trees, so RSS growth can be pinned on one of them.
     public struct MemoryCensus: Sendable {
         /// Resident anonymous memory (heap, mmap'd pixels) and file pages (code, fonts).
         public var rssAnon: Int
@@ -71,7 +71,6 @@ public struct Soak {
         public var malloc: MallocStats
         public var surfaces: Int
         public var surfaceBytes: Int
-        public var fonts: FontLibrary.CacheStats
         public var caches: SurfaceCacheCensus
         public var views: Int
         public var scenes: Int
@@ -80,7 +79,7 @@ public struct Soak {
             let s = Surface.census
             let rss = residentSplit()
             return MemoryCensus(rssAnon: rss.anon, rssFile: rss.file, malloc: .current(),
-                                surfaces: s.count, surfaceBytes: s.bytes, fonts: UIEnvironment.fonts.cacheStats, caches: .current(),
+                                surfaces: s.count, surfaceBytes: s.bytes, caches: .current(),
                                 views: View.liveCount, scenes: Scene.liveSceneCount)
         }
     }
@@ -342,11 +341,12 @@ private struct SoakState {
         func mb(_ bytes: Int) -> String { decimals(Double(bytes) / 1_048_576, 2) }
         soak.output("soak:   memory MB: anon \(mb(m.rssAnon)) file \(mb(m.rssFile)); malloc heap \(mb(m.malloc.arena)) = "
             + "in use \(mb(m.malloc.inUse)) + free \(mb(m.malloc.free)) (top \(mb(m.malloc.releasable))), mmapped \(mb(m.malloc.mmapped)); "
-            + "surfaces \(m.surfaces) = \(mb(m.surfaceBytes)); glyphs \(m.fonts.glyphs) = \(mb(m.fonts.glyphBytes)), "
+            + "surfaces \(m.surfaces) = \(mb(m.surfaceBytes)); "
             + "kept \(mb(k.totalBytes)) of \(mb(k.budget)) = shadows \(k.shadows.count) = \(mb(k.shadows.bytes)) (\(k.shadows.made) made), "
             + "pictures \(k.pictures.count) = \(mb(k.pictures.bytes)) (\(k.pictures.made) made), scaled \(k.scaled.count) = \(mb(k.scaled.bytes)) (\(k.scaled.made) made), "
             + "emoji \(k.emoji.count) = \(mb(k.emoji.bytes)) (\(k.emoji.made) made), lines \(k.lines.count) = \(mb(k.lines.bytes)) (\(k.lines.made) made), "
-            + "ellipses \(k.ellipses.count) = \(mb(k.ellipses.bytes)) (\(k.ellipses.made) made); views \(m.views), scenes \(m.scenes)")
+            + "ellipses \(k.ellipses.count) = \(mb(k.ellipses.bytes)) (\(k.ellipses.made) made), "
+            + "glyphs \(k.glyphs.count) = \(mb(k.glyphs.bytes)) (\(k.glyphs.made) made); views \(m.views), scenes \(m.scenes)")
         samples.removeAll(keepingCapacity: true)
         damagedSum = 0
         framesThisInterval = 0

@@ -54,12 +54,6 @@ public final class FontLibrary {
     private let cjk: FT_Face
     private let emoji: FT_Face
 
-    private struct GlyphKey: Hashable {
-        let scalar: UInt32
-        let pixelSize: Int
-        let weight: FontWeight
-    }
-    private var cache = RecentlyUsed<GlyphKey, Glyph?>()
     /// Lines `wrap` made, by text, size and width: a label is wrapped again at every
     /// redraw, and the wrapping (string work per word) cost more than drawing its glyphs.
     struct WrapKey: Hashable {
@@ -81,12 +75,10 @@ public final class FontLibrary {
     /// This library among others (caches shared by all of them tell theirs apart by it).
     let serial = FontLibrary.made.add(1, ordering: .relaxed).newValue
     private static let made = Atomic<Int>(0)
-    /// Glyphs kept: the most recently drawn, up to this many and this many pixel bytes,
-    /// the least recently used out first. Every scene of the kiosk at 800x480 needs ~900
-    /// (0.35 MB of masks, the soak). Colour pictures drawn scaled (`emojiImage`) are kept
-    /// with the other kept surfaces (`KeptSurfaces`), not here.
-    public static let cacheLimit = 4096
-    public static let cacheByteLimit = 2 << 20
+    /// Glyphs (nil for a character no font has), colour pictures drawn scaled
+    /// (`emojiImage`) and lines (`lineMask`) are kept with the other kept surfaces
+    /// (`KeptSurfaces`): one budget, the least recently used out first. Every scene of the
+    /// kiosk at 800x480 draws with ~900 glyphs (0.35 MB of masks, the soak).
 
     /// The fonts every Boardwalk needs; throws naming the first missing file.
     public init(regular: FontFile = regularFile, bold: FontFile = boldFile,
@@ -145,25 +137,11 @@ public final class FontLibrary {
     }
 
     func glyph(_ scalar: Unicode.Scalar, pixelSize: Int, weight: FontWeight) -> Glyph? {
-        let key = GlyphKey(scalar: scalar.value, pixelSize: pixelSize, weight: weight)
-        if let cached = cache.use(key) { return cached }
-        let made = render(scalar, pixelSize: pixelSize, weight: weight)
-        let bytes = made?.byteCount ?? 0
-        while !cache.isEmpty && (cache.count >= FontLibrary.cacheLimit || cache.cost + bytes > FontLibrary.cacheByteLimit) {
-            cache.removeOldest()
+        KeptSurfaces.shared.object(.glyph(library: serial, scalar: scalar.value, pixelSize: pixelSize, weight: weight),
+                                   pixelBytes: { $0.byteCount }) {
+            render(scalar, pixelSize: pixelSize, weight: weight)
         }
-        cache.insert(key, made, cost: bytes)
-        return made
     }
-
-    /// What the glyph cache holds now, for the soak's memory report: glyphs and the pixel
-    /// bytes they keep alive, emoji inside text included.
-    public struct CacheStats: Sendable {
-        public var glyphs: Int
-        public var glyphBytes: Int
-    }
-
-    public var cacheStats: CacheStats { CacheStats(glyphs: cache.count, glyphBytes: cache.cost) }
 
     private func render(_ scalar: Unicode.Scalar, pixelSize: Int, weight: FontWeight) -> Glyph? {
         // Emoji inside text are drawn at their own size, so they are rendered exactly and
@@ -183,7 +161,7 @@ public final class FontLibrary {
             let advance = Double(slot.pointee.advance.x) / 64
             var mask: Surface? = nil
             if bitmap.width > 0 && bitmap.rows > 0 && bitmap.pixel_mode == UInt8(FT_PIXEL_MODE_GRAY.rawValue) {
-                let m = Surface(width: Int(bitmap.width), height: Int(bitmap.rows), format: .a8)
+                let m = Surface.kept(width: Int(bitmap.width), height: Int(bitmap.rows), format: .a8)
                 for row in 0..<Int(bitmap.rows) {
                     let src = bitmap.buffer! + row * Int(bitmap.pitch)
                     (m.pixels + row * m.stride).copyMemory(from: src, byteCount: Int(bitmap.width))

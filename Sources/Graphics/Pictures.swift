@@ -1,7 +1,7 @@
 import CPixman
 
 /// Every picture, mask and copy the drawing code keeps (shadow and ellipse masks, cached
-/// pictures, scaled images, emoji pictures, lines of text), in one cache under one byte
+/// pictures, scaled images, emoji pictures, lines of text, glyphs), in one cache under one byte
 /// budget, the least recently used out first (main thread only, like all drawing). One
 /// budget, not one per kind: each kind's own bound was sized for the moment that kind
 /// needs most, and over a day every one of them filled (the 24 h soak at 800x480 held
@@ -10,14 +10,14 @@ public final class KeptSurfaces {
     nonisolated(unsafe) public static let shared = KeptSurfaces(byteLimit: KeptSurfaces.smallestBudget)
     /// The budget: 3 bytes a pixel of the largest screen made, 3 MB at least. What keeps
     /// the kiosk at 1280x800 (two 4 MB frames, 7.6 MB of zombie art) under the soak's
-    /// 40 MB of RSS; a scene that keeps more than this remakes pictures as it draws.
+    /// 40 MB of RSS all day; a scene that keeps more than this remakes pictures as it draws.
     public static let bytesPerScreenPixel = 3
     public static let smallestBudget = 3 << 20
     /// What an entry costs besides its pixels (its node, key and index slot): entries
     /// without pixels (a line that has to be drawn glyph by glyph) are bounded too.
     static let entryCost = 128
 
-    enum Kind: Int, CaseIterable { case shadow, ellipse, picture, scaled, emoji, line }
+    enum Kind: Int, CaseIterable { case shadow, ellipse, picture, scaled, emoji, line, glyph }
     enum Key: Hashable {
         case shadow(ShadowMasks.Key)
         case ellipse(EllipseMasks.Key)
@@ -26,6 +26,7 @@ public final class KeptSurfaces {
         /// A font library's (by its serial) colour picture of a character at a pixel size.
         case emoji(library: Int, scalar: UInt32, pixelSize: Int)
         case line(library: Int, FontLibrary.LineKey)
+        case glyph(library: Int, scalar: UInt32, pixelSize: Int, weight: FontWeight)
 
         var kind: Kind {
             switch self {
@@ -35,6 +36,7 @@ public final class KeptSurfaces {
             case .scaled: .scaled
             case .emoji: .emoji
             case .line: .line
+            case .glyph: .glyph
             }
         }
     }
@@ -97,16 +99,16 @@ public struct SurfaceCacheCensus: Sendable {
         public var made: Int
     }
     public var budget: Int
-    public var shadows, ellipses, pictures, scaled, emoji, lines: Entry
+    public var shadows, ellipses, pictures, scaled, emoji, lines, glyphs: Entry
 
     public static func current() -> SurfaceCacheCensus {
         let k = KeptSurfaces.shared
         return SurfaceCacheCensus(budget: k.byteLimit, shadows: k.census(.shadow), ellipses: k.census(.ellipse),
                                   pictures: k.census(.picture), scaled: k.census(.scaled),
-                                  emoji: k.census(.emoji), lines: k.census(.line))
+                                  emoji: k.census(.emoji), lines: k.census(.line), glyphs: k.census(.glyph))
     }
 
-    public var totalBytes: Int { [shadows, ellipses, pictures, scaled, emoji, lines].reduce(0) { $0 + $1.bytes } }
+    public var totalBytes: Int { [shadows, ellipses, pictures, scaled, emoji, lines, glyphs].reduce(0) { $0 + $1.bytes } }
 }
 
 /// Drawings made once into a picture and composited from then on: for a thing drawn the
