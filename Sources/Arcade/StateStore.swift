@@ -61,6 +61,8 @@ public final class StateStore {
     }
     /// Told when `isWritable` changes (the kiosk's screens and metrics follow it).
     public var onWritableChange: (() -> Void)?
+    /// Why the writes stopped, for the line that says they came back.
+    private var writeFailure: String?
     /// The marker is written once per run, as soon as the directory takes writes.
     private var hasMarker = false
     private var isClosed = false
@@ -332,12 +334,18 @@ public final class StateStore {
             if isWritable {
                 Log.error("state: cannot write \(failure.what): \(failure.error.message); scores and settings will not be "
                     + "kept until it can be written again (kept in memory meanwhile, tried every \(Int(retryDelay)) s)")
+                writeFailure = failure.error.message
             }
             isWritable = false
             dueTime = now + retryDelay
             uptimeSavedAt = now
         } else {
-            if !isWritable { Log.notice("state: \(directory) takes writes again; everything kept in memory is saved") }
+            if !isWritable {
+                // Names what it recovered from: two different faults in a row are two lines
+                // (the journal's repeat limit would fold identical ones).
+                Log.notice("state: \(directory) takes writes again (it was: \(writeFailure ?? "unknown")); "
+                    + "everything kept in memory is saved")
+            }
             isWritable = true
             dueTime = nil
         }
