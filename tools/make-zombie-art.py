@@ -10,8 +10,9 @@ walk-cycle frame counts:
   2 runner     83 x 72 points, 12 frames: a sprinter in a torn tracksuit
   3 hopper     83 x 72 points, 15 frames: a 僵尸 in a Qing robe, hopping with arms out
 
-plus a hit pose per kind (knocked back, eyes crossed out) and the "zombies won" panel's
-picture (a house with zombies at the windows). Everything is drawn here from circles,
+plus a hit pose per kind (knocked back, eyes crossed out), the "zombies won" panel's
+picture (a house with zombies at the windows), the menu tile's picture, the face at the
+house's windows, two gravestones and the lawn's plants. Everything is drawn here from circles,
 ellipses and paths; nothing is copied.
 
 The SVG sheets are written to tools/zombie-art/ and rendered with rsvg-convert (Debian
@@ -295,6 +296,69 @@ def house_lost():
     return "".join(p)
 
 
+def grave(variant):
+    """A gravestone on a mound of earth, 30 x 40 points; two shapes so a row isn't uniform."""
+    p = ['<ellipse cx="15" cy="37" rx="14" ry="3.5" fill="#6B4F2E" stroke="#3B2A1C" stroke-width="1"/>']
+    if variant == 0:
+        stone = "M5,37 L5,13 Q5,3 15,3 Q25,3 25,13 L25,37 Z"
+    else:
+        stone = "M6,37 L6,10 L25,6 L25,37 Z"  # an old slab, its top worn askew
+    p.append(f'<path d="{stone}" fill="#A7AEA6" stroke="{OUTLINE}" stroke-width="1.3" stroke-linejoin="round"/>')
+    highlight = "M8,35 L8,14 Q8,7 14,6" if variant == 0 else "M9,35 L9,12"
+    p.append(f'<path d="{highlight}" fill="none" stroke="#C4CAC2" stroke-width="1.6" stroke-linecap="round"/>')
+    # Lines where an inscription was, and a crack.
+    p.append('<path d="M10,19 h10 M11,23 h8 M10,27 h10" stroke="#7B837A" stroke-width="1.4" stroke-linecap="round"/>')
+    p.append(f'<path d="M21,8 l-2,5 l2,3 l-3,5" fill="none" stroke="{OUTLINE}" stroke-width="0.8"/>')
+    p.append('<path d="M4,37 q3,-4 6,-1 M20,36 q3,-4 6,0" fill="none" stroke="#4E9A3A" stroke-width="1.6" stroke-linecap="round"/>')
+    return "".join(p)
+
+
+def flower():
+    """A daisy, 20 x 20 points."""
+    p = ['<path d="M10,19 q1,-5 0,-9" fill="none" stroke="#3E7A2C" stroke-width="1.4"/>']
+    for k in range(6):
+        x, y = rot(0, -4.2, k * 60)
+        p.append(f'<ellipse cx="{fmt(10 + x)}" cy="{fmt(8 + y)}" rx="2.4" ry="2.4" fill="#FBFAF2" stroke="#9AA38F" stroke-width="0.6"/>')
+    p.append('<circle cx="10" cy="8" r="2.4" fill="#F2C230" stroke="#B98A16" stroke-width="0.6"/>')
+    return "".join(p)
+
+
+def mushroom():
+    """A red toadstool, 20 x 20 points."""
+    return (f'<path d="M8,19 L8.6,11 L11.4,11 L12,19 Z" fill="#F3EEE0" stroke="{OUTLINE}" stroke-width="0.9"/>'
+            f'<path d="M2.5,12 Q3,3 10,3 Q17,3 17.5,12 Z" fill="#D2452F" stroke="{OUTLINE}" stroke-width="1"/>'
+            '<circle cx="7" cy="7" r="1.4" fill="#FBFAF2"/><circle cx="12.5" cy="6" r="1.1" fill="#FBFAF2"/>'
+            '<circle cx="14.3" cy="9.5" r="1" fill="#FBFAF2"/>')
+
+
+def tuft():
+    """A tuft of long grass, 20 x 20 points."""
+    blades = ["M6,19 q-1,-8 -4,-12", "M9,19 q0,-10 1,-16", "M12,19 q2,-8 6,-11", "M10,19 q-2,-6 -1,-10"]
+    return "".join(f'<path d="{d}" fill="none" stroke="#3E7A2C" stroke-width="1.8" stroke-linecap="round"/>' for d in blades)
+
+
+def window_face():
+    """A zombie looking out of a window, 40 x 40 points (the house shows one per ten inside)."""
+    skin, hair = "#8DBF68", "#3E3A2A"
+    p = [f'<ellipse cx="20" cy="22" rx="12" ry="13" fill="{skin}" stroke="{OUTLINE}" stroke-width="1.4"/>']
+    p.append(f'<path d="M8.5,17 q4,-11 13,-8 q4,-4 9,2 q-2,-1 -3,3 q-6,-3 -11,1 q-4,-2 -8,2 z" fill="{hair}"/>')
+    p.append(eyes(19, 21, 9, 3, False, look=0.4))
+    p.append(f'<path d="M13,29 q6,3 12,0" fill="none" stroke="{OUTLINE}" stroke-width="1.4"/>')
+    p.append('<path d="M16,29.8 v2 M21,30 v2" stroke="#F4F1C9" stroke-width="1.1"/>')
+    # Hands on the sill.
+    for x in (7, 33):
+        p.append(f'<ellipse cx="{x}" cy="36" rx="4.5" ry="3.2" fill="{skin}" stroke="{OUTLINE}" stroke-width="1"/>')
+    return "".join(p)
+
+
+def menu_tile():
+    """The menu tile's picture, 100 x 100 points: a grave and a zombie stepping out from it."""
+    p = ['<ellipse cx="52" cy="92" rx="44" ry="7" fill="#000000" fill-opacity="0.18"/>']
+    p.append(f'<g transform="translate(54 28) scale(1.55)">{grave(0)}</g>')
+    p.append(f'<g transform="translate(-8 10) scale(1.2)">{shambler(0.3)}</g>')
+    return "".join(p)
+
+
 # name, drawing, size in points, walk frames, and how much the drawing is shrunk about its
 # feet so hair, hats and the hopper's jump stay inside the frame.
 KINDS = [
@@ -355,12 +419,21 @@ def main():
         entry["hit"] = f"{name}-hit.png"
         kinds.append(entry)
         print(f"{args.out}/{name}.png: {frames} frames of {pw}x{ph}, and {name}-hit.png")
-    svg_path = f"{args.svg}/house-lost.svg"
-    with open(svg_path, "w", encoding="utf-8") as f:
-        f.write(svg_document(160, 80, scale * 1.25, house_lost()))
-    render(svg_path, f"{args.out}/house-lost.png")
+    # Single pictures: name, drawing, size in points, pixels per point (each drawn at about
+    # the largest size the kiosk shows it).
+    pictures = [("house-lost", house_lost, 160, 80, scale * 2), ("tile", menu_tile, 100, 100, 2.4),
+                ("window", window_face, 40, 40, 1.6), ("grave-1", lambda: grave(0), 30, 40, 2),
+                ("grave-2", lambda: grave(1), 30, 40, 2), ("flower", flower, 20, 20, 2),
+                ("mushroom", mushroom, 20, 20, 2), ("tuft", tuft, 20, 20, 2)]
+    for name, draw, width, height, pixels in pictures:
+        svg_path = f"{args.svg}/{name}.svg"
+        with open(svg_path, "w", encoding="utf-8") as f:
+            f.write(svg_document(width, height, pixels, draw()))
+        render(svg_path, f"{args.out}/{name}.png")
     with open(f"{args.out}/sprites.json", "w", encoding="utf-8") as f:
-        f.write('{\n  "source": "drawn by tools/make-zombie-art.py",\n  "lost": "house-lost.png",\n  "kinds": [\n')
+        f.write('{\n  "source": "drawn by tools/make-zombie-art.py",\n  "lost": "house-lost.png",\n'
+                '  "tile": "tile.png",\n  "window": "window.png",\n  "graves": ["grave-1.png", "grave-2.png"],\n'
+                '  "plants": ["flower.png", "mushroom.png", "tuft.png"],\n  "kinds": [\n')
         f.write(",\n".join("    " + json.dumps(k) for k in kinds))
         f.write("\n  ]\n}\n")
     print(f"{args.out}/sprites.json")

@@ -107,7 +107,7 @@ extension Kiosk {
     /// The menu tile's trophy: the game's tables, the variant in play first.
     func showHighScores(game id: String) {
         guard let game = catalog.game(id) else { return }
-        let scene = HighScoreScene(game: game, language: language, variantKey: game.best.currentKey(storage, language),
+        let scene = HighScoreScene(game: game, language: language, variantKey: game.best.currentKey(storage, language, settings.gameSettings),
                                    interactive: true, tables: tableReader(game))
         scene.onDone = { [weak self] in self?.goHome() }
         scene.onHome = { [weak self] in self?.goHome() }
@@ -122,7 +122,7 @@ extension Kiosk {
         var items: [(id: String, table: (game: GameDescriptor, variant: ScoreVariant)?)] = []
         for game in catalog.games where settings.kiosk.enabledGames.contains(game.id) {
             items.append((game.id, nil))
-            let current = game.best.currentKey(storage, language)
+            let current = game.best.currentKey(storage, language, settings.gameSettings)
             let filled = game.best.variants.filter {
                 !store.highScores($0.key, lowerIsBetter: game.best.lowerIsBetter).entries.isEmpty
             }

@@ -134,7 +134,7 @@ public final class Kiosk {
             Log.notice("operator menu: no PIN is set, so it stays closed; settings come from /etc/boardwalk/boardwalk.conf (set a PIN: scripts/set-pin.sh)")
         }
         gestures = GestureRecognizer(pixelsPerPoint: screen.scale)
-        menu = MenuScene(games: [], language: settings.kiosk.language)
+        menu = MenuScene(games: [], language: settings.kiosk.language, dataDirectory: settings.kiosk.dataDir)
         menu.onOpen = { [weak self] id in self?.open(game: id) }
         menu.onShowScores = { [weak self] id in self?.showHighScores(game: id) }
         UIEnvironment.playClick = { [weak sound] in sound?.play(.click, gain: 0.6, pan: 0) }
@@ -151,7 +151,7 @@ public final class Kiosk {
         let enabled = catalog.games.filter { settings.kiosk.enabledGames.contains($0.id) }
         menu.setGames(enabled)
         menu.language = language
-        menu.showBestResults(storage)
+        menu.showBestResults(storage, settings: settings.gameSettings)
         menu.creditLine = creditLine
     }
 
@@ -358,6 +358,8 @@ public final class Kiosk {
 
     /// Applies a changed setting to the running kiosk (SIGHUP reload, operator menu).
     public func apply(_ newSettings: Settings) {
+        // A game's own settings (Beat Zombies' difficulty) take effect with its next game.
+        if newSettings.gameSettings != settings.gameSettings { openGames.removeAll() }
         settings = newSettings
         idle.idleToMenu = Double(settings.kiosk.idleToMenuSeconds)
         idle.menuToAttract = Double(settings.kiosk.menuToAttractSeconds)
@@ -419,7 +421,9 @@ extension Kiosk: OperatorControls {
     }
     public var scoreTables: [ScoreTablesScene.Game] {
         catalog.games.map { game in
-            ScoreTablesScene.Game(name: game.name(language), variants: game.best.variants.map { ($0.key, $0.name(language)) })
+            let current = game.best.currentKey(storage, language, settings.gameSettings)
+            return ScoreTablesScene.Game(name: game.name(language), variants: game.best.variants.map { ($0.key, $0.name(language)) },
+                                         inPlay: game.best.variants.firstIndex { $0.key == current } ?? 0)
         }
     }
     public func highScoreCount(_ key: String) -> Int { store.highScoreEntries[key]?.count ?? 0 }

@@ -13,9 +13,13 @@ final class GameTile: Button {
     /// descriptor says what it is.
     var best: String? { didSet { if best != oldValue { setNeedsDisplay() } } }
 
-    init(game: GameDescriptor, language: Language) {
+    /// The game's own tile picture (`GameDescriptor.tilePicture`), else its emoji is drawn.
+    let picture: Surface?
+
+    init(game: GameDescriptor, language: Language, picture: Surface?) {
         self.game = game
         self.language = language
+        self.picture = picture
         super.init("", kind: .secondary)
         cornerRadius = 22
         visualOutset = GameTile.shadow.reach
@@ -33,8 +37,14 @@ final class GameTile: Button {
         let pictureSide = min(r.width * 0.62, r.height * 0.5)
         let pc = Point(r.midX, r.minY + r.height * 0.38)
         canvas.fillCircle(center: pc, radius: pictureSide * 0.62, Color.white.withAlpha(0.16))
-        canvas.drawEmoji(game.emoji, in: Rect(center: pc, size: Size(pictureSide, pictureSide)),
-                         fonts: UIEnvironment.fonts)
+        if let picture {
+            let aspect = Double(picture.width) / Double(picture.height)
+            let side = Size(aspect >= 1 ? pictureSide : pictureSide * aspect, aspect >= 1 ? pictureSide / aspect : pictureSide)
+            canvas.drawImage(picture, in: Rect(center: pc, size: side))
+        } else {
+            canvas.drawEmoji(game.emoji, in: Rect(center: pc, size: Size(pictureSide, pictureSide)),
+                             fonts: UIEnvironment.fonts)
+        }
         var nameStyle = TextStyle(size: min(28, r.width / 7), weight: .bold, color: .white)
         let nameWidth = UIEnvironment.fonts.measure(game.name(language), style: nameStyle, scale: canvas.scale)
         if nameWidth > r.width - 20 { nameStyle.size *= (r.width - 20) / nameWidth }
@@ -73,9 +83,16 @@ public final class MenuScene: Scene {
         canvas.fillVerticalGradient(r, top: Theme.backgroundTop, bottom: Theme.background)
     }
 
-    public init(games: [GameDescriptor], language: Language) {
+    /// Where the games' own tile pictures are read from (`<data_dir>`); nil draws every
+    /// tile's emoji.
+    private let dataDirectory: String?
+    /// Tile pictures read so far, by game id (nil: the game has none).
+    private var tilePictures: [String: Surface?] = [:]
+
+    public init(games: [GameDescriptor], language: Language, dataDirectory: String? = nil) {
         self.games = games
         self.language = language
+        self.dataDirectory = dataDirectory
         super.init()
         addSubview(background)
         addSubview(title)
@@ -91,9 +108,10 @@ public final class MenuScene: Scene {
     }
 
     /// Shows each game's best result for the variant in play (none yet: "New!").
-    public func showBestResults(_ storage: GameStorage) {
+    public func showBestResults(_ storage: GameStorage, settings: [String: String] = [:]) {
         for t in tiles {
-            t.best = t.game.bestResult(storage, language: language).map { t.game.best.label($0, language, storage) }
+            t.best = t.game.bestResult(storage, language: language, settings: settings)
+                .map { t.game.best.label($0, language, storage) }
         }
     }
 
@@ -101,7 +119,7 @@ public final class MenuScene: Scene {
         tiles.forEach { $0.removeFromSuperview() }
         trophies.forEach { $0.removeFromSuperview() }
         tiles = games.map { game in
-            let tile = GameTile(game: game, language: language)
+            let tile = GameTile(game: game, language: language, picture: tilePicture(game))
             tile.action = { [weak self] in self?.onOpen?(game.id) }
             addSubview(tile)
             return tile
@@ -114,6 +132,14 @@ public final class MenuScene: Scene {
             addSubview(trophy)
             return trophy
         }
+    }
+
+    private func tilePicture(_ game: GameDescriptor) -> Surface? {
+        guard let dataDirectory, let load = game.tilePicture else { return nil }
+        if let known = tilePictures[game.id] { return known }
+        let picture = load(dataDirectory)
+        tilePictures[game.id] = picture
+        return picture
     }
 
     private func applyLanguage() {

@@ -1,3 +1,4 @@
+import BeatZombies
 import Graphics
 import Platform
 import Input
@@ -282,6 +283,15 @@ public final class OperatorScene: Scene {
                 toggle.title = on ? words.off : words.on
             }
             add(row, page: 1)
+        }
+        if c.games.contains(where: { $0.id == GameDescriptor.beatZombies.id }) {
+            // Easiest first: − makes the game gentler, + harder. Each keeps its own tables.
+            let levels: [BeatZombiesDifficulty] = [.gentle, .arcade, .classic]
+            let key = BeatZombiesScene.difficultyKey
+            func current() -> Int { levels.firstIndex { $0.rawValue == c.value(of: key) } ?? 1 }
+            stepper(words.zombiesDifficulty, page: 1, value: { levels[current()].names[words.language] ?? "" },
+                    minus: { c.change(key, to: levels[max(0, current() - 1)].rawValue) },
+                    plus: { c.change(key, to: levels[min(levels.count - 1, current() + 1)].rawValue) })
         }
         stepper(words.idleToMenu, page: 1, value: { words.seconds(c.idleToMenuSeconds) },
                 minus: { c.idleToMenuSeconds = max(15, c.idleToMenuSeconds - 15) },

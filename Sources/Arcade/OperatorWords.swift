@@ -39,6 +39,7 @@ struct OperatorWords {
     var tapsDisagree: String { t("Those taps disagree: once more, slowly.", "这几下对不上：请再慢慢点一遍。") }
     var idleToMenu: String { t("Idle to menu", "空闲回菜单") }
     var menuToAttract: String { t("Menu to attract", "菜单到演示") }
+    var zombiesDifficulty: String { t("Beat Zombies: difficulty", "打僵尸：难度") }
     func seconds(_ n: Int) -> String { t("\(n) s", "\(n) 秒") }
     var exitToConsole: String { t("Exit to console", "退出到控制台") }
     var exit: String { t("Exit", "退出") }

@@ -3,23 +3,27 @@ import Input
 import UI
 
 /// The operator's page for the high-score tables: one row per game with its variant
-/// (◀ ▶ pick one), how many entries it holds and Clear; a last row clears every table.
+/// (the one in play first; ◀ ▶ pick another), how many entries it holds and Clear; a last
+/// row clears every table.
 /// Each clear asks first.
 public final class ScoreTablesScene: OperatorPage {
     /// A game's tables as the page lists them.
     public struct Game {
         public var name: String
         public var variants: [(key: String, name: String)]
-        public init(name: String, variants: [(key: String, name: String)]) {
+        /// The index of the variant in play (2048's size, Beat Zombies' difficulty).
+        public var inPlay: Int
+        public init(name: String, variants: [(key: String, name: String)], inPlay: Int = 0) {
             self.name = name
             self.variants = variants
+            self.inPlay = inPlay
         }
     }
 
     private var chosen: [Int]
 
     init(controls: OperatorControls) {
-        chosen = Array(repeating: 0, count: controls.scoreTables.count)
+        chosen = controls.scoreTables.map(\.inPlay)
         super.init(controls: controls, title: \.highScores)
         let words = self.words
         for (g, game) in controls.scoreTables.enumerated() {

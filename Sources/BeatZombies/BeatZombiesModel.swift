@@ -108,8 +108,9 @@ public enum BeatZombiesDifficulty: String, CaseIterable, Equatable, Sendable {
     /// The original demo's rule: 0.1 points per tick more with every hit, nothing with time,
     /// a house of 60. A good player speeds the zombies up fastest, so skill shortens the game.
     case classic
-    /// The kiosk's default: faster with every minute, the house fills at 20, so a good
-    /// player's game lasts about 2-4 minutes, a child's about one, and every game ends.
+    /// The kiosk's default: faster with every minute and, as in the original, with every
+    /// hit; the house fills at 20, so a good player's game lasts about 2-4 minutes, a
+    /// child's about one, and every game ends.
     case arcade
 
     public var rules: BeatZombiesRules {
@@ -122,8 +123,9 @@ public enum BeatZombiesDifficulty: String, CaseIterable, Equatable, Sendable {
         case .classic:
             break
         case .arcade:
-            rules.speedPerHit = 0
-            rules.speedPerMinute = 1.75
+            // A good player's ~270 hits in ~2.3 minutes add about half what the minutes add.
+            rules.speedPerHit = 0.006
+            rules.speedPerMinute = 1.25
             rules.houseCapacity = 20
         }
         return rules
@@ -413,14 +415,20 @@ public struct BeatZombiesModel: Sendable {
 
     // MARK: - Spawning
 
+    /// A new lawn's wave: spread evenly over the spawn depth, the first one already stepping
+    /// onto the lawn, so a zombie is in sight from the first second (respawns land anywhere
+    /// in the depth).
     private mutating func spawnAll() {
         zombies = []
+        let spacing = lawnWidth * rules.spawnDepth / Double(max(1, rules.zombieCount))
         for id in 0..<rules.zombieCount {
             let kind = ZombieKind.all[random.below(ZombieKind.all.count)]
             var zombie = Zombie(
                 id: id, generation: 0, kind: kind, position: LawnPoint(x: 0, y: 0),
                 state: .walking, walkPhase: random.unit(), walkTime: 0)
             zombie.position = spawnPosition(for: kind)
+            let firstStep = lawnWidth - kind.width * rules.zombieScale * 0.6
+            zombie.position.x = firstStep + spacing * (Double(id) + (id == 0 ? 0 : random.unit() - 0.5))
             zombies.append(zombie)
         }
     }

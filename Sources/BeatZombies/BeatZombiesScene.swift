@@ -9,24 +9,38 @@ import UI
 import Glibc
 #endif
 
-/// Beat Zombies on screen: a lawn with the house on the left, zombies drawn from colour
-/// emoji with a walk cycle (bob, sway, squash), the score and the house counter on top, and
-/// the "zombies won" panel. The rules live in `BeatZombiesModel`; this only feeds it taps and
+/// Beat Zombies on screen: a lawn with the house on the left, the art set's zombies walking
+/// across it (`ZombieSprites`: drawn sprite sheets), the score and the house counter on top,
+/// and the "zombies won" panel. The rules live in `BeatZombiesModel`; this only feeds it taps and
 /// time and draws what it says.
 public final class BeatZombiesScene: GameScene {
     /// Only where a data directory has no art for a kind (a bare test, a broken sheet): the
     /// zombie emoji with a drawn walk cycle. The kiosk's art is `<data_dir>/zombies`.
     static let fallbackEmoji = "🧟"
-    /// One best score: "zombies.best".
-    static let bestKey = StorageKeys(namespace: "zombies").best()
     /// The operator's config key that picks `BeatZombiesDifficulty` (`GameContext.settings`).
     public static let difficultyKey = "zombies.difficulty"
+
+    /// The difficulty the operator's settings pick (arcade when they name none).
+    static func difficulty(_ settings: [String: String]) -> BeatZombiesDifficulty {
+        settings[difficultyKey].flatMap(BeatZombiesDifficulty.init(rawValue:)) ?? .arcade
+    }
+
+    /// A best score and a table per difficulty, so classic and arcade records never mix:
+    /// "zombies.best.gentle", "zombies.best.classic"; arcade, the default, keeps the key
+    /// every cabinet's records were kept under before, "zombies.best".
+    static func bestKey(_ difficulty: BeatZombiesDifficulty) -> String {
+        let keys = StorageKeys(namespace: "zombies")
+        return difficulty == .arcade ? keys.best() : keys.best(difficulty.rawValue)
+    }
+
+    /// The storage key of this game's best (its difficulty's).
+    let bestKey: String
 
     public override var isAutoplaying: Bool {
         didSet { if isAutoplaying != oldValue { autoplayer = ZombieAutoplayer(seed: seed &+ 1) } }
     }
 
-    private(set) var game: BeatZombiesModel
+    public private(set) var game: BeatZombiesModel
     private var autoplayer: ZombieAutoplayer
     private(set) var best: Int
 
@@ -51,13 +65,14 @@ public final class BeatZombiesScene: GameScene {
         let loaded = ZombieSprites.shared(directory: context.dataDirectory + "/zombies")
         for error in loaded.errors { Log.warning("beat zombies: sprite sheet skipped: \(error)") }
         art = loaded.sprites
-        let difficulty = context.settings[Self.difficultyKey].flatMap(BeatZombiesDifficulty.init(rawValue:)) ?? .arcade
+        let difficulty = Self.difficulty(context.settings)
+        bestKey = Self.bestKey(difficulty)
         game = BeatZombiesModel(lawnWidth: 640, lawnHeight: 400, seed: context.seed, rules: difficulty.rules)
         autoplayer = ZombieAutoplayer(seed: context.seed &+ 1)
-        best = context.storage.integer(Self.bestKey) ?? 0
+        best = context.storage.integer(bestKey) ?? 0
         houseMeter = DrawingView { _, _ in }
         houseView = DrawingView { _, _ in }
-        lawnView = LawnView(seed: context.seed)
+        lawnView = LawnView(seed: context.seed, art: loaded.sprites)
         super.init(context, music: GameDescriptor.beatZombies.music)
         backgroundColor = Theme.background
         lawnView.owner = self
@@ -170,7 +185,7 @@ public final class BeatZombiesScene: GameScene {
 
     private func saveBest() {
         guard !isAutoplaying else { return }
-        if best > (storage.integer(Self.bestKey) ?? 0) { storage.setInteger(Self.bestKey, best) }
+        if best > (storage.integer(bestKey) ?? 0) { storage.setInteger(bestKey, best) }
     }
 
     // MARK: - Effects
@@ -210,7 +225,7 @@ public final class BeatZombiesScene: GameScene {
             buttonTitle: text("Play again", "再来一局"), picture: art.lostPicture)
         overlay.restartButton.action = { [weak self] in self?.restart() }
         present(overlay)
-        reportResult(game.score, variantKey: Self.bestKey)
+        reportResult(game.score, variantKey: bestKey)
     }
 
     /// Lost, the game can go on where it was (a credit's continue).
@@ -369,8 +384,8 @@ public final class BeatZombiesScene: GameScene {
                               windowSize, windowSize)
             canvas.fillRoundedRect(window, radius: 4, Color(hex: 0xFFE9A3))
             canvas.strokeRoundedRect(window, radius: 4, width: 3, Color(hex: 0x6B4B2A))
-            if faces > i {
-                canvas.drawEmoji("🧟", in: window.insetBy(5, 5), fonts: UIEnvironment.fonts)
+            if faces > i, let face = art.windowPicture {
+                canvas.drawImage(face, in: window.insetBy(3, 3))
             }
             canvas.fill(Rect(window.midX - 1.5, window.minY, 3, window.height), Color(hex: 0x6B4B2A))
             canvas.fill(Rect(window.minX, window.midY - 1.5, window.width, 3), Color(hex: 0x6B4B2A))

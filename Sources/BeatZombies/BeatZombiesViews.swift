@@ -12,16 +12,25 @@ import Glibc
 /// the nearer ones are drawn on top, and touch-down hits.
 final class LawnView: View {
     weak var owner: BeatZombiesScene?
-    private let decorations: [(emoji: String, x: Double, y: Double, size: Double)]
+    /// The art set's plants and gravestones, where on the lawn (fractions of its size) and
+    /// how big in points; a set without them leaves the grass bare.
+    private let decorations: [(picture: Surface, x: Double, y: Double, height: Double, alpha: Double)]
 
-    init(seed: UInt64) {
+    init(seed: UInt64, art: ZombieSprites) {
         var random = SeededRandom(seed: seed ^ 0x5EED)
-        var items: [(String, Double, Double, Double)] = []
-        for _ in 0..<7 {
-            items.append(([ "🌼", "🌿", "🍄" ][random.below(3)], random.unit(), random.unit(), 18 + 8 * random.unit()))
+        var items: [(Surface, Double, Double, Double, Double)] = []
+        if !art.plants.isEmpty {
+            for _ in 0..<7 {
+                let plant = art.plants[random.below(art.plants.count)]
+                items.append((plant, random.unit(), random.unit(), 18 + 8 * random.unit(), 0.85))
+            }
         }
-        for i in 0..<3 {
-            items.append(("🪦", 0.93 + 0.04 * random.unit(), 0.15 + 0.3 * Double(i) + 0.1 * random.unit(), 34))
+        if !art.graves.isEmpty {
+            // The graves the zombies come from, along the far edge.
+            for i in 0..<3 {
+                items.append((art.graves[i % art.graves.count], 0.93 + 0.04 * random.unit(),
+                              0.15 + 0.3 * Double(i) + 0.1 * random.unit(), 44, 1))
+            }
         }
         decorations = items
         super.init(frame: .zero)
@@ -43,11 +52,10 @@ final class LawnView: View {
         // A soft darker band along the top edge, under the bar's shadow.
         canvas.fillVerticalGradient(Rect(0, 0, bounds.width, 18), top: Color(r: 0, g: 0, b: 0, a: 60),
                                     bottom: Color(r: 0, g: 0, b: 0, a: 0))
-        let fonts = UIEnvironment.fonts
         for item in decorations {
+            let width = item.height * Double(item.picture.width) / Double(item.picture.height)
             let center = Point(item.x * bounds.width, 20 + item.y * (bounds.height - 40))
-            canvas.drawEmoji(item.emoji, in: Rect(center: center, size: Size(item.size, item.size)), fonts: fonts,
-                             alpha: item.emoji == "🪦" ? 0.9 : 0.75)
+            canvas.drawImage(item.picture, in: Rect(center: center, size: Size(width, item.height)), alpha: item.alpha)
         }
         guard let scene = owner else { return }
         let game = scene.game
@@ -66,8 +74,8 @@ final class LawnView: View {
     }
 }
 
-/// "The zombies won": a dimmed cover and a panel that grows from the centre to twice its
-/// size over a second, then the restart button appears.
+/// "The zombies won": a dimmed cover and a panel that grows from the centre to full size
+/// over a second, then the restart button appears at its foot.
 final class LostOverlay: GameOverlay {
     let panel = Panel(fill: Theme.surface)
     let titleLabel: Label
@@ -89,19 +97,22 @@ final class LostOverlay: GameOverlay {
     }
 
     override func layoutPanel(in size: Size) {
-        let width = min(480, size.width - 40)
-        let height: Double = 240
-        panel.frame = Rect(center: Point(size.width / 2, size.height / 2 - 30), size: Size(width, height))
+        // The screen's panel: the picture takes what the words and the button leave.
+        let width = min(560, size.width - 40)
+        let height = min(440, size.height - 40)
+        panel.frame = Rect(center: Point(size.width / 2, size.height / 2), size: Size(width, height))
+        let buttonHeight: Double = 64
+        let pictureHeight = max(40, height - 16 - 56 - 40 - buttonHeight - 4 * 12)
         if let picture = icon.image {
-            // As wide as its proportions allow in the 80-point band above the title.
-            let iconWidth = min(width - 40, 80 * Double(picture.width) / Double(picture.height))
-            icon.frame = Rect(width / 2 - iconWidth / 2, 16, iconWidth, 80)
+            let iconWidth = min(width - 40, pictureHeight * Double(picture.width) / Double(picture.height))
+            icon.frame = Rect(width / 2 - iconWidth / 2, 16, iconWidth, pictureHeight)
         } else {
-            icon.frame = Rect(width / 2 - 40, 16, 80, 80)
+            icon.frame = Rect(width / 2 - pictureHeight / 2, 16, pictureHeight, pictureHeight)
         }
-        titleLabel.frame = Rect(20, 100, width - 40, 56)
-        messageLabel.frame = Rect(20, 160, width - 40, 40)
-        restartButton.frame = Rect(center: Point(size.width / 2, panel.frame.maxY + 50), size: Size(240, 64))
+        titleLabel.frame = Rect(20, icon.frame.maxY + 12, width - 40, 56)
+        messageLabel.frame = Rect(20, titleLabel.frame.maxY + 4, width - 40, 40)
+        restartButton.frame = Rect(center: Point(size.width / 2, panel.frame.maxY - 16 - buttonHeight / 2),
+                                   size: Size(min(260, width - 40), buttonHeight))
     }
 
     override func present(animator: Animator) {

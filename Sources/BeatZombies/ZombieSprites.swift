@@ -8,7 +8,8 @@ import Synchronization
 ///
 /// `<directory>/sprites.json`:
 ///
-///     {"lost": "house-lost.png",
+///     {"lost": "house-lost.png", "tile": "tile.png", "window": "window.png",
+///      "graves": ["grave-1.png", "grave-2.png"], "plants": ["flower.png", "tuft.png"],
 ///      "kinds": [
 ///       {"sheet": "walker.png", "frames": 31, "frameWidth": 125, "frameHeight": 108, "hit": "walker-hit.png"},
 ///       {"sheet": "brute.png",  "frames": 25, "frameWidth": 261, "frameHeight": 164},
@@ -18,7 +19,10 @@ import Synchronization
 /// A sheet holds its frames left to right, row after row, each `frameWidth` x `frameHeight`
 /// pixels (any size: they are drawn scaled to the kind's size in points); the walk cycle
 /// plays them over one second. "hit" is one frame of the same size shown while the zombie
-/// is being beaten (without it, the walk frame); "lost" is the "zombies won" panel's picture.
+/// is being beaten (without it, the walk frame); "lost" is the "zombies won" panel's picture,
+/// "tile" the menu tile's, "window" the face at the house's windows, "graves" the stones at
+/// the lawn's far edge and "plants" what grows on the lawn. Every picture is optional: a
+/// set without one draws the lawn without it.
 public struct ZombieSprites {
     public struct LoadError: Error, CustomStringConvertible, Equatable {
         public let file: String
@@ -32,6 +36,11 @@ public struct ZombieSprites {
     public private(set) var hitFrames: [Int: Surface] = [:]
     /// The "zombies won" panel's picture.
     public private(set) var lostPicture: Surface?
+    /// The face at a window of the house, one per ten zombies inside.
+    public private(set) var windowPicture: Surface?
+    /// Gravestones and plants on the lawn.
+    public private(set) var graves: [Surface] = []
+    public private(set) var plants: [Surface] = []
 
     public init() {}
 
@@ -75,14 +84,20 @@ public struct ZombieSprites {
         guard let kinds = root["kinds"]?.array else {
             return (sprites, [LoadError(file: path, problem: "needs \"kinds\": an array of up to \(ZombieKind.all.count) sheets")])
         }
-        if let lost = root["lost"]?.string, !lost.isEmpty {
-            let lostPath = lost.hasPrefix("/") ? lost : directory + "/" + lost
+        func picture(_ name: String?) -> Surface? {
+            guard let name, !name.isEmpty else { return nil }
+            let file = name.hasPrefix("/") ? name : directory + "/" + name
             do {
-                sprites.lostPicture = try Surface.loadPNG(lostPath)
+                return try Surface.loadPNG(file)
             } catch {
-                errors.append(LoadError(file: lostPath, problem: "\(error)"))
+                errors.append(LoadError(file: file, problem: "\(error)"))
+                return nil
             }
         }
+        sprites.lostPicture = picture(root["lost"]?.string)
+        sprites.windowPicture = picture(root["window"]?.string)
+        sprites.graves = (root["graves"]?.array ?? []).compactMap { picture($0.string) }
+        sprites.plants = (root["plants"]?.array ?? []).compactMap { picture($0.string) }
         for (index, entry) in kinds.enumerated() {
             if entry.isNull { continue }
             let label = "kind \(index + 1)"
@@ -117,6 +132,15 @@ public struct ZombieSprites {
             }
         }
         return (sprites, errors)
+    }
+
+    /// Only the menu tile's picture (`"tile"`), read without the sheets: the menu is drawn
+    /// before the sheets are decoded. Nil when the set names none or it can't be read.
+    public static func tilePicture(directory: String) -> Surface? {
+        guard let bytes = try? Files.readBytes(directory + "/sprites.json"),
+            let root = try? JSONValue.parse(bytes: bytes), let name = root["tile"]?.string, !name.isEmpty
+        else { return nil }
+        return try? Surface.loadPNG(name.hasPrefix("/") ? name : directory + "/" + name)
     }
 
     /// Cuts a sheet into frames, left to right and top to bottom.

@@ -12,7 +12,7 @@ extension GameDescriptor {
             best: BestScore(variants: Game2048Model.sizes.map { size in
                                 ScoreVariant(key: Game2048Scene.bestKey(size), names: [.english: "\(size)×\(size)"])
                             },
-                            currentKey: { storage, _ in Game2048Scene.bestKey(Game2048Scene.savedSize(storage)) },
+                            currentKey: { storage, _, _ in Game2048Scene.bestKey(Game2048Scene.savedSize(storage)) },
                             label: { score, language, storage in
                                 let size = Game2048Scene.savedSize(storage)
                                 return language == .chinese ? "\(size)×\(size) 最高 \(score)" : "\(size)×\(size) best \(score)"

@@ -15,7 +15,7 @@ extension GameDescriptor {
                                 ScoreVariant(key: GuessPictureScene.bestKey(packLanguage: "zh"),
                                              names: [.english: "Chinese", .chinese: "中文"]),
                             ],
-                            currentKey: { _, language in GuessPictureScene.bestKey(packLanguage: language.rawValue) },
+                            currentKey: { _, language, _ in GuessPictureScene.bestKey(packLanguage: language.rawValue) },
                             label: { score, language, _ in language == .chinese ? "最高分 \(score)" : "High score \(score)" }),
             makeScene: { GuessPictureScene($0) })
     }

@@ -13,7 +13,7 @@ extension GameDescriptor {
                             variants: GridSize.allCases.map { grid in
                                 ScoreVariant(key: MemoryMatchScene.bestKey(grid), names: [.english: grid.rawValue.replacingX])
                             },
-                            currentKey: { storage, _ in MemoryMatchScene.bestKey(MemoryMatchScene.savedGrid(storage)) },
+                            currentKey: { storage, _, _ in MemoryMatchScene.bestKey(MemoryMatchScene.savedGrid(storage)) },
                             label: { moves, language, _ in language == .chinese ? "最少 \(moves) 步" : "Fewest moves \(moves)" }),
             makeScene: { MemoryMatchScene($0) })
     }

@@ -96,14 +96,15 @@ public struct BestScore: Sendable {
     /// Every variant with a table of its own, in the order the table screen shows them.
     public let variants: [ScoreVariant]
     /// The storage key of the best result for the variant in play now (2048's board size,
-    /// Memory's grid, Guess Picture's language): the one the menu shows.
-    public let currentKey: @Sendable (GameStorage, Language) -> String
+    /// Memory's grid, Guess Picture's language, Beat Zombies' difficulty from the operator's
+    /// game settings, `GameContext.settings`): the one the menu shows.
+    public let currentKey: @Sendable (GameStorage, Language, _ settings: [String: String]) -> String
     /// The menu tile's words for the best result of the variant in play: "High score 120",
     /// "5×5 best 3012", "Fewest moves 14".
     public let label: @Sendable (_ result: Int, _ language: Language, _ storage: GameStorage) -> String
 
     public init(lowerIsBetter: Bool = false, variants: [ScoreVariant],
-                currentKey: @escaping @Sendable (GameStorage, Language) -> String,
+                currentKey: @escaping @Sendable (GameStorage, Language, _ settings: [String: String]) -> String,
                 label: @escaping @Sendable (_ result: Int, _ language: Language, _ storage: GameStorage) -> String) {
         self.lowerIsBetter = lowerIsBetter
         self.variants = variants
@@ -139,8 +140,10 @@ public struct GameDescriptor {
     /// The id in config files (`kiosk.enabled_games`), scripts and logs: "beat_zombies".
     public let id: String
     public let names: [Language: String]
-    /// The menu tile's picture and colour.
+    /// The menu tile's picture and colour. `tilePicture`, given the data directory, draws
+    /// the tile from the game's own art where it has some; else the emoji is the picture.
     public let emoji: String
+    public let tilePicture: (@Sendable (_ dataDirectory: String) -> Surface?)?
     public let color: Color
     /// The game's tune (Audio's `Music`): started when the scene appears, paused with it.
     public let music: Music
@@ -151,12 +154,14 @@ public struct GameDescriptor {
     /// frame. The scene must work without it (tests, a player faster than the thread).
     public let warmUp: (@Sendable (_ dataDirectory: String) -> Void)?
 
-    public init(id: String, names: [Language: String], emoji: String, color: Color, music: Music,
+    public init(id: String, names: [Language: String], emoji: String,
+                tilePicture: (@Sendable (_ dataDirectory: String) -> Surface?)? = nil, color: Color, music: Music,
                 best: BestScore, warmUp: (@Sendable (_ dataDirectory: String) -> Void)? = nil,
                 makeScene: @escaping (GameContext) -> GameScene) {
         self.id = id
         self.names = names
         self.emoji = emoji
+        self.tilePicture = tilePicture
         self.color = color
         self.music = music
         self.best = best
@@ -167,8 +172,8 @@ public struct GameDescriptor {
     public func name(_ language: Language) -> String { names[language] ?? names[.english] ?? id }
 
     /// The best result for the variant in play, if any.
-    public func bestResult(_ storage: GameStorage, language: Language) -> Int? {
-        storage.integer(best.currentKey(storage, language))
+    public func bestResult(_ storage: GameStorage, language: Language, settings: [String: String] = [:]) -> Int? {
+        storage.integer(best.currentKey(storage, language, settings))
     }
 }
 

@@ -3,6 +3,7 @@ import Input
 import Platform
 import TestSupport
 import UI
+import BeatZombies
 import XCTest
 @testable import Arcade
 @testable import GuessPicture
@@ -159,6 +160,41 @@ final class HighScoreTests: XCTestCase {
         XCTAssertEqual(store.highScores("guess.best.en.round", lowerIsBetter: false).entries, [entry(800, "AAA")])
     }
 
+    /// Beat Zombies keeps a table per difficulty: a classic game, played to its end, lands
+    /// in classic's table and the menu shows classic's best; the operator's change to
+    /// arcade shows arcade's, and arcade's next game uses arcade's rules.
+    func testBeatZombiesKeepsATablePerDifficulty() throws {
+        let (runner, store) = try makeRunner(self) { $0.zombies.difficulty = .classic; $0.kiosk.idleToMenuSeconds = 0 }
+        runner.kiosk.today = { "2026-12-01" }
+        store.setScore("zombies.best", 500, now: 1)
+        runner.kiosk.open(game: "beat_zombies")
+        let scene = try XCTUnwrap(runner.kiosk.openGames["beat_zombies"] as? BeatZombiesScene)
+        XCTAssertEqual(scene.game.rules, BeatZombiesDifficulty.classic.rules)
+        // The stick's button beats the zombie nearest the house twice; then nobody plays,
+        // the house fills and the zombies win.
+        runner.advance(1)
+        for _ in 0..<2 { runner.key("confirm"); runner.advance(1) }
+        XCTAssertEqual(scene.game.score, 2)
+        var seconds = 0.0
+        while scene.game.phase == .playing && seconds < 900 { runner.advance(5, step: 0.25); seconds += 5 }
+        XCTAssertEqual(scene.game.phase, .lost)
+        runner.advance(Kiosk.initialsDelay + 0.1)
+        XCTAssertEqual(runner.kiosk.mode, .initials("beat_zombies"), "a first score makes the empty classic table")
+        runner.advance(InitialsEntry.timeout + 0.5)
+        XCTAssertEqual(store.highScores("zombies.best.classic", lowerIsBetter: false).entries, [entry(2, "AAA")])
+        XCTAssertTrue(store.highScores("zombies.best", lowerIsBetter: false).entries.isEmpty, "arcade's table untouched")
+        let game = try XCTUnwrap(runner.kiosk.catalog.game("beat_zombies"))
+        XCTAssertEqual(game.best.variants.map(\.key), ["zombies.best.gentle", "zombies.best.classic", "zombies.best"])
+        XCTAssertEqual(game.bestResult(runner.kiosk.storage, language: .english, settings: runner.kiosk.settings.gameSettings), 2)
+
+        runner.kiosk.change("zombies.difficulty", to: "arcade")
+        XCTAssertEqual(game.bestResult(runner.kiosk.storage, language: .english, settings: runner.kiosk.settings.gameSettings), 500)
+        XCTAssertNil(runner.kiosk.openGames["beat_zombies"], "the classic game is closed; the next one is arcade")
+        runner.kiosk.open(game: "beat_zombies")
+        let next = try XCTUnwrap(runner.kiosk.openGames["beat_zombies"] as? BeatZombiesScene)
+        XCTAssertEqual(next.game.rules, BeatZombiesDifficulty.arcade.rules)
+    }
+
     func testAPlayerWhoWalksAwayKeepsAAA() throws {
         let (runner, store) = try makeRunner(self) { $0.kiosk.idleToMenuSeconds = 120 }
         try finish(runner, "memory", score: 14, variant: "memory.best.4x5")
@@ -246,8 +282,9 @@ final class HighScoreTests: XCTestCase {
         let page = try XCTUnwrap(runner.kiosk.screen.scene as? ScoreTablesScene)
         runner.frame()
         assertMatchesReference(runner.screenshot(), "operator-scores-800x480-en")
-        // 2048's row: the third Clear; its ▶ (the second: zombies have one table) picks 4x4.
-        tap(runner, buttons(page, titled: "▶")[1])
+        // Each row starts at the variant in play (the zombies' at arcade, 2048's at 5x5);
+        // 2048's row is the third, its ◀ picks 4x4.
+        tap(runner, buttons(page, titled: "◀")[2])
         tap(runner, buttons(page, titled: "Clear")[2])
         XCTAssertEqual(store.highScores("2048.best.4x4", lowerIsBetter: false).entries.count, 1, "not before confirming")
         tap(runner, try XCTUnwrap(buttons(page, titled: "Cancel").first))

@@ -45,6 +45,26 @@ final class MenuTests: XCTestCase {
         }
     }
 
+    /// Beat Zombies' best is the operator's difficulty's; arcade's is the key kept before.
+    func testBeatZombiesBestIsTheDifficultyInPlay() throws {
+        let storage = storageWithResults()
+        storage.setInteger("zombies.best.classic", 99)
+        let game = try XCTUnwrap(GameCatalog.standard.game("beat_zombies"))
+        XCTAssertEqual(game.bestResult(storage, language: .english), 42, "arcade by default")
+        XCTAssertEqual(game.bestResult(storage, language: .english, settings: ["zombies.difficulty": "classic"]), 99)
+        XCTAssertNil(game.bestResult(storage, language: .english, settings: ["zombies.difficulty": "gentle"]))
+        XCTAssertEqual(game.best.variants.map { $0.name(.chinese) }, ["轻松", "经典", "街机"])
+    }
+
+    /// With the data directory the Beat Zombies tile is its drawn art, not the emoji.
+    func testTheBeatZombiesTileIsTheArtSetsPicture() {
+        let menu = MenuScene(games: GameCatalog.standard.games, language: .english, dataDirectory: sourceRoot + "/data")
+        let h = SceneHarness(width: 800, height: 480, scene: menu)
+        menu.showBestResults(storageWithResults())
+        h.run(seconds: 0.1)
+        h.check("menu-bests-drawn-tile-800x480-en")
+    }
+
     func testTilesShowTheBests() {
         for (width, height, language) in [(800, 480, Language.english), (480, 800, Language.chinese)] {
             let menu = MenuScene(games: GameCatalog.standard.games, language: language)

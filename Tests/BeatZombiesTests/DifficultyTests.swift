@@ -53,6 +53,37 @@ final class DifficultyTests: XCTestCase {
         XCTAssertGreaterThan(good[.gentle]!, good[.arcade]!)
     }
 
+    /// In arcade, as in the original, every hit speeds the zombies up a little; time does too.
+    func testArcadeSpeedsUpWithHitsAndWithTime() {
+        let rules = BeatZombiesDifficulty.arcade.rules
+        var idle = BeatZombiesModel(lawnWidth: 700, lawnHeight: 416, seed: 5, rules: rules)
+        var hitting = idle
+        var player = ZombieAutoplayer(seed: 6, skill: .good)
+        let start = idle.referenceSpeed
+        for _ in 0..<600 {  // 30 s
+            for point in player.taps(after: 0.05, in: hitting) { hitting.tap(at: point) }
+            hitting.advance(by: 0.05)
+            idle.advance(by: 0.05)
+        }
+        XCTAssertGreaterThan(hitting.score, 10)
+        XCTAssertGreaterThan(idle.referenceSpeed, start, "time alone speeds them")
+        XCTAssertEqual(hitting.referenceSpeed - idle.referenceSpeed, Double(hitting.score) * rules.speedPerHit, accuracy: 1e-9,
+                       "each hit adds its share")
+    }
+
+    /// A zombie is on the lawn within a second of the start, in play and in the attract mode.
+    func testAZombieStepsOnTheLawnWithinASecond() {
+        for difficulty in BeatZombiesDifficulty.allCases {
+            for seed: UInt64 in 1...20 {
+                var game = BeatZombiesModel(lawnWidth: 700, lawnHeight: 416, seed: seed, rules: difficulty.rules)
+                game.advance(by: 1)
+                XCTAssertTrue(game.zombies.contains { game.isOnLawn($0) }, "\(difficulty), seed \(seed)")
+                game.restart()
+                XCTAssertTrue(game.zombies.contains { game.isOnLawn($0) }, "after a restart: \(difficulty), seed \(seed)")
+            }
+        }
+    }
+
     /// Faster and faster: the crossing time only shrinks during a game.
     func testTheZombiesOnlyGetFaster() {
         var game = BeatZombiesModel(lawnWidth: 700, lawnHeight: 416, seed: 3, rules: BeatZombiesDifficulty.arcade.rules)
