@@ -10,13 +10,19 @@ picture and the clue are shipped.
               a new emoji font or CLDR release shows up as unreviewed pictures
   pictures    single code points that Noto Color Emoji has a glyph for (read from its cmap)
 
+  synonyms.txt  other words that fit a picture under its clue (小马 for 🐎, PLANET for 🪐)
+
 Options are the answer's characters plus distractors drawn from other answers of the same
-pack (same clue first), so every option looks like it could belong.
+pack (same clue first), so every option looks like it could belong; but no distractor may
+complete a rival: another answer under the same clue, or one of the picture's synonyms, that
+has the answer's number of letters (the slots the game shows), so only the answer fits the
+slots. A question whose own letters spell a rival stops the build.
 Deterministic: the same inputs always give byte-identical packs.
 
 usage: tools/make-packs.py [--cldr DIR] [--font FILE] [--review DIR] [--out DIR]
 """
 import argparse
+import collections
 import json
 import random
 import re
@@ -171,6 +177,37 @@ def read_review(path, clues, glyphs):
     return reviewed
 
 
+def read_synonyms(path, reviewed):
+    """picture -> {"zh": [words], "en": [words]}, for pictures shipped in those languages."""
+    by_picture = {row["picture"]: row for row in reviewed}
+    synonyms = {}
+    for number, (picture, zh, en) in read_rows(path, 3):
+        where = f"{path}:{number}"
+        row = by_picture.get(picture)
+        if row is None:
+            fail(f"{where}: {picture} has no review row")
+        if picture in synonyms:
+            fail(f"{where}: {picture} is listed twice")
+        words = {}
+        for language, field in (("zh", zh), ("en", en)):
+            words[language] = [] if field == "-" else field.split()
+            if words[language] and language not in row["languages"]:
+                fail(f"{where}: {picture} is not shipped in {language}, its words there are unused")
+            pattern = re.compile(r"[\u4e00-\u9fff]+" if language == "zh" else r"[A-Z]+")
+            for word in words[language]:
+                if not pattern.fullmatch(word):
+                    fail(f"{where}: {language} word {word!r} is not {'Han characters' if language == 'zh' else 'capital letters'}")
+                if word == row["answers"][language]:
+                    fail(f"{where}: {word} is {picture}'s own answer")
+        synonyms[picture] = words
+    return synonyms
+
+
+def spellable(word, options):
+    """Whether the options (a Counter) hold every letter of word as often as it uses it."""
+    return not collections.Counter(word) - options
+
+
 def unreviewed(cldr, glyphs, reviewed):
     """CLDR-labelled single-code-point emoji the font draws that have no review row."""
     pictures = {row["picture"] for row in reviewed}
@@ -181,7 +218,7 @@ def unreviewed(cldr, glyphs, reviewed):
     return missing
 
 
-def build(reviewed, clues, language, seed):
+def build(reviewed, clues, synonyms, language, seed):
     chosen = [q for q in reviewed if language in q["languages"]]
     answers = [q["answers"][language] for q in chosen]
     for answer in set(answers):
@@ -204,7 +241,15 @@ def build(reviewed, clues, language, seed):
     questions = []
     for q in chosen:
         answer = q["answers"][language]
+        # Words the player could fairly enter in the answer's slots instead of the answer.
+        rivals = [r["answers"][language] for r in chosen if r is not q and r["clue"] == q["clue"]]
+        rivals += synonyms.get(q["picture"], {}).get(language, [])
+        rivals = [w for w in rivals if len(w) == len(answer)]
         options = list(answer)
+        held = collections.Counter(options)
+        for rival in rivals:
+            if spellable(rival, held):
+                fail(f"{language}: {q['picture']} {answer}: its own letters spell {rival}; change the answer or drop it")
         taken = set(answer)
         for pool in (pool_by_clue[q["clue"]], pool_all):
             distinct = sorted(set(pool) - taken)
@@ -212,6 +257,10 @@ def build(reviewed, clues, language, seed):
             for ch in distinct:
                 if len(options) == OPTION_COUNT:
                     break
+                held[ch] += 1
+                if any(spellable(rival, held) for rival in rivals):
+                    held[ch] -= 1
+                    continue
                 options.append(ch)
                 taken.add(ch)
         if len(options) != OPTION_COUNT:
@@ -225,13 +274,14 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cldr", default="/usr/share/unicode/cldr/common")
     parser.add_argument("--font", default="/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf")
-    parser.add_argument("--review", default="tools/packs", help="holds review.txt and clues.txt")
+    parser.add_argument("--review", default="tools/packs", help="holds review.txt, clues.txt and synonyms.txt")
     parser.add_argument("--out", default="data/packs")
     args = parser.parse_args()
     try:
         glyphs = font_code_points(args.font)
         clues = read_clues(f"{args.review}/clues.txt")
         reviewed = read_review(f"{args.review}/review.txt", clues, glyphs)
+        synonyms = read_synonyms(f"{args.review}/synonyms.txt", reviewed)
         missing = unreviewed(args.cldr, glyphs, reviewed)
     except OSError as error:
         fail(f"{error} (apt-get install unicode-cldr-core fonts-noto-color-emoji)")
@@ -242,7 +292,7 @@ def main():
         ("en", "Guess the Picture", 2027),
     ]
     for locale, name, seed in packs:
-        questions = build(reviewed, clues, locale, seed)
+        questions = build(reviewed, clues, synonyms, locale, seed)
         pack = {
             "format": 1,
             "language": locale,
