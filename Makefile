@@ -12,7 +12,7 @@ SUDO = $(if $(filter 0,$(shell id -u)),,sudo -E)
 # A line with the time before each long step, so a CI log shows where its minutes went.
 STAMP = @echo "[make] $$(date -u +%T) $@:"
 
-.PHONY: deps test-deps bench-deps build run test unit-test soak system-test bench arm64 arm64-test rpi-card deb deb-test apt-repo install clean
+.PHONY: deps test-deps bench-deps build run test unit-test soak screenshots system-test bench arm64 arm64-test rpi-card deb deb-test apt-repo install clean
 
 deps:
 	scripts/install-deps.sh build
@@ -51,6 +51,10 @@ SOAK_SIZES ?= 800x480 1280x800 480x800
 soak: build
 	$(STAMP) soak $(SOAK_SIZES)
 	scripts/soak-check.sh $(BIN) $(SOAK_SIZES)
+
+# docs/screenshots, drawn again by the kiosk from data/scripts/play-800x480.script.
+screenshots: build
+	scripts/docs-screenshots.sh $(BIN)
 
 # The system test runs the live kiosk offscreen here (scripts/offscreen-check.py: idle CPU,
 # signals), then boots the kiosk's image on the virtual board (QEMU, TCG) and checks it

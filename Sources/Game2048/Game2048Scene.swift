@@ -104,8 +104,16 @@ public final class Game2048Scene: GameScene {
 
     // MARK: - Building
 
+    /// The chosen colour behind everything, and the words drawn straight on it in its ink.
+    private func applyTheme() {
+        let theme = BackgroundTheme.all[themeIndex]
+        backgroundColor = theme.color
+        for label in [readyLabel, sizeTitle, practiceTitle, themeTitle] { label.style = label.style.with(color: theme.ink) }
+        for label in [readyCaption, hintLabel, practiceNote] { label.style = label.style.with(color: theme.dimInk) }
+        practiceBadge.style = practiceBadge.style.with(color: theme.ink == Theme.text ? Theme.accent : theme.ink)
+    }
+
     private func build() {
-        backgroundColor = BackgroundTheme.all[themeIndex].color
         tabs.onSelect = { [weak self] index in self?.showTab(index) }
 
         // Start page: the logo tiles, "Ready?" and the button that starts play.
@@ -149,13 +157,14 @@ public final class Game2048Scene: GameScene {
         themeTitle.text = text("Background colour", "背景颜色")
         themePage.addSubview(themeTitle)
         for (i, theme) in BackgroundTheme.all.enumerated() {
-            let swatch = SwatchButton(name: language == .chinese ? theme.chinese : theme.english, color: theme.color)
+            let swatch = SwatchButton(name: language == .chinese ? theme.chinese : theme.english, color: theme.color, ink: theme.ink)
             swatch.action = { [weak self] in self?.chooseTheme(i) }
             swatches.append(swatch)
             themePage.addSubview(swatch)
         }
 
         [startPage, gamePage, settingsPage, themePage, tabs, homeButton].forEach(addSubview)
+        applyTheme()
         refreshLabels()
         updateVisibility()
     }
@@ -362,7 +371,7 @@ public final class Game2048Scene: GameScene {
         guard BackgroundTheme.all.indices.contains(index) else { return }
         themeIndex = index
         storage.setString(Self.keys.setting("theme"), BackgroundTheme.all[index].key)
-        backgroundColor = BackgroundTheme.all[index].color
+        applyTheme()
         refreshLabels()
         showTab(0)
     }

@@ -100,9 +100,15 @@ struct BackgroundTheme: Sendable {
     let chinese: String
     let color: Color
 
-    /// A crayon box of deep colours around the wheel: every one keeps the light text drawn
-    /// on it (scores, labels, the swatches' names) readable (Game2048SceneTests checks the
-    /// contrast). Saved by key, so the order may change.
+    /// The words drawn straight on the colour: the kiosk's light text on a deep colour,
+    /// the tiles' dark ink on a bright one, whichever reads better.
+    var ink: Color { color.contrastRatio(with: Theme.text) >= color.contrastRatio(with: TilePalette.darkText) ? Theme.text : TilePalette.darkText }
+    /// Captions: dimmer than `ink`, still readable.
+    var dimInk: Color { ink == Theme.text ? Theme.textDim : Color(hex: 0x3A4058) }
+
+    /// A crayon box around the wheel, deep colours and then bright ones as the original's
+    /// had: the words on each (labels, captions, the swatch's name) take its `ink`, and
+    /// Game2048SceneTests checks their contrast. Saved by key, so the order may change.
     static let all: [BackgroundTheme] = [
         BackgroundTheme(key: "night", english: "Night", chinese: "夜空", color: Theme.background),
         BackgroundTheme(key: "dusk", english: "Dusk", chinese: "暮色", color: Color(hex: 0x14213D)),
@@ -128,16 +134,27 @@ struct BackgroundTheme: Sendable {
         BackgroundTheme(key: "petrol", english: "Petrol", chinese: "石油蓝", color: Color(hex: 0x0B3F50)),
         BackgroundTheme(key: "slate", english: "Slate", chinese: "石板", color: Color(hex: 0x2A2F3A)),
         BackgroundTheme(key: "coal", english: "Coal", chinese: "炭黑", color: Color(hex: 0x222222)),
+        BackgroundTheme(key: "sunshine", english: "Sunshine", chinese: "阳光", color: Color(hex: 0xF7C948)),
+        BackgroundTheme(key: "tangerine", english: "Tangerine", chinese: "橘子", color: Color(hex: 0xF59A3B)),
+        BackgroundTheme(key: "coral", english: "Coral", chinese: "珊瑚", color: Color(hex: 0xF4846F)),
+        BackgroundTheme(key: "rose", english: "Rose", chinese: "玫瑰", color: Color(hex: 0xF29BC0)),
+        BackgroundTheme(key: "lilac", english: "Lilac", chinese: "丁香", color: Color(hex: 0xC3A6F0)),
+        BackgroundTheme(key: "sky", english: "Sky", chinese: "晴空", color: Color(hex: 0x7CC4F4)),
+        BackgroundTheme(key: "mint", english: "Mint", chinese: "薄荷", color: Color(hex: 0x7FD8A9)),
+        BackgroundTheme(key: "lime", english: "Lime", chinese: "青柠", color: Color(hex: 0xB8E05A)),
+        BackgroundTheme(key: "paper", english: "Paper", chinese: "白纸", color: Color(hex: 0xF3EDDD)),
     ]
 }
 
 /// A colour swatch with its name; a ring marks the chosen one.
 final class SwatchButton: Button {
     let swatch: Color
+    let ink: Color
     var isChosen = false { didSet { if isChosen != oldValue { setNeedsDisplay() } } }
 
-    init(name: String, color: Color) {
+    init(name: String, color: Color, ink: Color) {
         swatch = color
+        self.ink = ink
         super.init(name, kind: .secondary)
     }
 
@@ -146,11 +163,11 @@ final class SwatchButton: Button {
         canvas.fillRoundedRect(r, radius: cornerRadius, swatch.lighter(isPressed ? 0.02 : 0.06),
                                shadow: Shadow(blur: 4, offsetY: 2, color: Color(r: 0, g: 0, b: 0, a: 70)))
         canvas.strokeRoundedRect(r, radius: cornerRadius, width: isChosen ? 4 : 1.5,
-                                 isChosen ? Theme.accent : Theme.text.withAlpha(0.25))
+                                 isChosen ? Theme.accent : ink.withAlpha(0.25))
         if isFocused {
             canvas.strokeRoundedRect(bounds.insetBy(-5, -5), radius: cornerRadius + 5, width: 3, Theme.text)
         }
-        canvas.drawText(title, in: r.insetBy(6, 0), style: Theme.button.with(size: 18, color: Theme.text),
+        canvas.drawText(title, in: r.insetBy(6, 0), style: Theme.button.with(size: 18, color: ink),
                         fonts: UIEnvironment.fonts, wrap: false)
         if isChosen {
             canvas.fillCircle(center: Point(r.maxX - 18, r.minY + 18), radius: 8, Theme.accent)

@@ -182,6 +182,8 @@ final class HighScoreTests: XCTestCase {
         XCTAssertEqual(runner.kiosk.mode, .initials("beat_zombies"), "a first score makes the empty classic table")
         runner.advance(InitialsEntry.timeout + 0.5)
         XCTAssertEqual(store.highScores("zombies.best.classic", lowerIsBetter: false).entries, [entry(2, "AAA")])
+        let table = try XCTUnwrap(runner.kiosk.screen.scene as? HighScoreScene)
+        XCTAssertEqual(table.variant.key, "zombies.best.classic", "the table shown is the one the score went to")
         XCTAssertTrue(store.highScores("zombies.best", lowerIsBetter: false).entries.isEmpty, "arcade's table untouched")
         let game = try XCTUnwrap(runner.kiosk.catalog.game("beat_zombies"))
         XCTAssertEqual(game.best.variants.map(\.key), ["zombies.best.gentle", "zombies.best.classic", "zombies.best"])

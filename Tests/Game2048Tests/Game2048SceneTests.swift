@@ -104,9 +104,10 @@ final class Game2048SceneTests: XCTestCase {
         XCTAssertEqual(again.scene.backgroundColor, Color(hex: 0x0E2A47))
     }
 
-    /// The colour tab's crayon box: at least 24 colours, distinct, each keeping the light
-    /// text drawn on it (WCAG contrast of at least 4.5:1 for the labels, the swatch names on
-    /// the swatch's lightened face, and the dim captions at least 3:1).
+    /// The colour tab's crayon box: at least 24 colours, distinct, deep and bright ones, each
+    /// keeping the words drawn on it in its ink readable (WCAG contrast of at least 4.5:1 for
+    /// the labels, the swatch names on the swatch's lightened face, and the dim captions at
+    /// least 3:1).
     func testTheColourBoxHoldsTwentyFourReadableColours() {
         func contrast(_ a: Color, _ b: Color) -> Double { a.contrastRatio(with: b) }
         let all = BackgroundTheme.all
@@ -114,11 +115,12 @@ final class Game2048SceneTests: XCTestCase {
         XCTAssertEqual(Set(all.map(\.key)).count, all.count, "keys are unique")
         XCTAssertEqual(Set(all.map(\.color)).count, all.count, "colours are distinct")
         for theme in all {
-            XCTAssertGreaterThanOrEqual(contrast(theme.color, Theme.text), 4.5, theme.key)
-            XCTAssertGreaterThanOrEqual(contrast(theme.color.lighter(0.06), Theme.text), 4.5, "\(theme.key) swatch")
-            XCTAssertGreaterThanOrEqual(contrast(theme.color, Theme.textDim), 3, "\(theme.key) captions")
+            XCTAssertGreaterThanOrEqual(contrast(theme.color, theme.ink), 4.5, theme.key)
+            XCTAssertGreaterThanOrEqual(contrast(theme.color.lighter(0.06), theme.ink), 4.5, "\(theme.key) swatch")
+            XCTAssertGreaterThanOrEqual(contrast(theme.color, theme.dimInk), 3, "\(theme.key) captions")
             XCTAssertFalse(theme.english.isEmpty || theme.chinese.isEmpty, theme.key)
         }
+        XCTAssertGreaterThanOrEqual(all.filter { $0.ink != Theme.text }.count, 8, "bright colours, with dark words")
     }
 
     /// Bright tiles, every one a different colour, and every number readable on its tile:

@@ -1,3 +1,4 @@
+import TestSupport
 import CPixman
 import XCTest
 @testable import Graphics

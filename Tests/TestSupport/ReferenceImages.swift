@@ -10,7 +10,27 @@ public enum ReferenceImages {
         public let description: String
     }
 
-    /// Returns nil when `actual` matches the reference at `path` within the tolerance.
+    /// How many pixels of one 16x16 patch may differ: a changed digit or letter of the
+    /// smallest text differs in more (`ReferenceImageTests`).
+    public static let patchLimit = 6
+
+    /// Why `actual` does not match `expected`, or nil when it does: at most
+    /// `allowedFraction` of the pixels off by more than `tolerance` in a channel, and no
+    /// patch with more than `patchLimit` of them (so a changed glyph is never let through).
+    public static func mismatch(_ actual: Surface, _ expected: Surface, tolerance: Int = 8,
+                                allowedFraction: Double = 0.002) -> (ImageComparison, String)? {
+        let comparison = ImageComparison(actual.copied(as: .argb8888), expected, tolerance: tolerance)
+        let allowed = Int(Double(actual.width * actual.height) * allowedFraction)
+        if comparison.differingPixels > allowed {
+            return (comparison, "\(comparison.differingPixels) pixels differ by more than \(tolerance) (max \(comparison.maxChannelDifference))")
+        }
+        if comparison.densestPatch > patchLimit {
+            return (comparison, "\(comparison.densestPatch) pixels of one \(ImageComparison.patchSize)x\(ImageComparison.patchSize) patch differ by more than \(tolerance) (a changed glyph or detail; \(comparison.differingPixels) in all)")
+        }
+        return nil
+    }
+
+    /// Returns nil when `actual` matches the reference at `path` (`mismatch`).
     public static func check(_ actual: Surface, reference path: String, tolerance: Int = 8,
                              allowedFraction: Double = 0.002, failureDirectory: String) -> Mismatch? {
         let record = getenvString("BOARDWALK_RECORD") == "1"
@@ -30,16 +50,15 @@ public enum ReferenceImages {
         do { expected = try Surface.loadPNG(path) } catch {
             return Mismatch(description: "cannot read reference: \(error)")
         }
-        let comparison = ImageComparison(actual.copied(as: .argb8888), expected, tolerance: tolerance)
-        let allowed = Int(Double(actual.width * actual.height) * allowedFraction)
-        if comparison.differingPixels <= allowed { return nil }
+        guard let (comparison, problem) = mismatch(actual, expected, tolerance: tolerance, allowedFraction: allowedFraction)
+        else { return nil }
         let name = String(path.split(separator: "/").last ?? "image").replacingSuffix(".png", with: "")
         try? Files.makeDirectories(failureDirectory)
         let actualPath = "\(failureDirectory)/\(name).actual.png"
         let diffPath = "\(failureDirectory)/\(name).diff.png"
         try? actual.writePNG(actualPath)
         try? comparison.diff?.writePNG(diffPath)
-        return Mismatch(description: "\(path): \(comparison.differingPixels) pixels differ by more than \(tolerance) (max \(comparison.maxChannelDifference)); actual: \(actualPath), diff: \(diffPath)")
+        return Mismatch(description: "\(path): \(problem); actual: \(actualPath), diff: \(diffPath)")
     }
 }
 
