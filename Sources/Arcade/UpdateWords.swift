@@ -53,7 +53,8 @@ extension OperatorWords {
         if has("rauc busy", "already processing", "busy") {
             return t("another update is running: try again when it has ended.", "另一个更新正在进行：结束后再试。")
         }
-        if has("failed to open bundle", "no such file", "not a regular file", "input/output error") {
+        if has("failed to open bundle", "no such file", "not a regular file", "input/output error", "failed to mount",
+               "failed mounting") {
             return t("the update file could not be read (was the USB stick taken out?).", "读不到更新文件（U盘被拔出了吗？）。")
         }
         if has("failed to load manifest", "failed to parse signature", "invalid manifest", "verification failed at",
