@@ -48,14 +48,15 @@ bw_root_tar() {
     local arch=$1; shift
     local pkgs key out
     pkgs=$(bw_list "$@")
-    key=$(bw_key "$BW_SUITE" "$arch" "$pkgs" "mmdebstrap-v2")
+    key=$(bw_key "$BW_SUITE" "$arch" "$pkgs" "mmdebstrap-v3")
     out=$BW_CACHE/root-$arch-$key.tar
     if [ -s "$out" ]; then bw_log "root: cached $(basename "$out")"; touch "$out"; echo "$out"; return; fi
     command -v mmdebstrap >/dev/null || bw_die "mmdebstrap is missing (scripts/install-deps.sh test)"
     bw_log "root: mmdebstrap $BW_SUITE $arch ($pkgs)"
     # merged-usr hook: /usr merged without the usrmerge package (which drags in perl).
     # Documentation, manuals and translations are dropped: nobody reads them on a kiosk.
-    # Copyright files stay (licences travel with the binaries).
+    # Copyright files stay (licences travel with the binaries). Of fonts-noto-cjk's four
+    # collections (91 MB) only the bold sans one the kiosk draws with (20 MB) stays.
     # non-free-firmware: raspi-firmware (the Pi cards).
     mmdebstrap --variant=minbase --architecture="$arch" --include="$pkgs" \
         --components=main,non-free-firmware \
@@ -65,6 +66,8 @@ bw_root_tar() {
         --dpkgopt='path-include=/usr/share/locale/locale.alias' \
         --dpkgopt='path-exclude=/usr/share/doc/*' \
         --dpkgopt='path-include=/usr/share/doc/*/copyright' \
+        --dpkgopt='path-exclude=/usr/share/fonts/opentype/noto/Noto*CJK-*.ttc' \
+        --dpkgopt='path-include=/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc' \
         --aptopt='APT::Install-Recommends "false"' \
         --hook-dir=/usr/share/mmdebstrap/hooks/merged-usr \
         "$BW_SUITE" "$out.part.tar" >&2

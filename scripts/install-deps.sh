@@ -8,7 +8,7 @@
 # `swiftlang` (6.0.3): on a Pi that is the toolchain.
 set -eu
 build="pkg-config libdrm-dev libevdev-dev libasound2-dev libpixman-1-dev libfreetype-dev
-       libpng-dev libsndfile1-dev fonts-dejavu-core fonts-wqy-microhei fonts-noto-color-emoji"
+       libpng-dev libsndfile1-dev fonts-dejavu-core fonts-wqy-microhei fonts-noto-cjk fonts-noto-color-emoji"
 # The system test: QEMU, mmdebstrap and what images/virtual-board/build.sh calls; numpy
 # for its screen and sound analysis.
 # The A/B disk board and its update checks: RAUC and squashfs-tools (bundles), GRUB EFI

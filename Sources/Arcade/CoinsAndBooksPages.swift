@@ -86,7 +86,7 @@ final class BooksPage: OperatorPage {
     }
 
     /// The counters as label: value lines, games first, in two columns.
-    private func lines() -> [(String, String)] {
+    func lines() -> [(String, String)] {
         let books = controls.books
         var out: [(String, String)] = []
         for (id, name) in controls.games.map({ ($0.id, $0.name) }) {
@@ -169,9 +169,10 @@ final class ScreenCarePage: OperatorPage {
         let next = Button("▶", kind: .secondary) { [weak self] in self?.stepHours(1) }
         let hoursRow = SettingRow(name: words.openingHours, buttons: [previous, next])
         hoursRow.stacksValue = true
-        add(hoursRow) { [weak hoursRow] in
+        hoursRow.wrapsValue = true
+        add(hoursRow, height: 96) { [weak hoursRow] in
             let text = c.value(of: "kiosk.hours")
-            hoursRow?.valueLabel.text = text == "always" ? words.alwaysOpen : text
+            hoursRow?.valueLabel.text = words.hours(text)
         }
         toggle(words.closedCard, "kiosk.closed_card")
         refresh()
@@ -195,17 +196,13 @@ final class ScreenCarePage: OperatorPage {
     private func toggle(_ name: String, _ key: String) {
         unowned let c = controls
         let words = self.words
-        let button = Button("", kind: .secondary)
+        let button = OnOffSwitch(words: words)
         let row = SettingRow(name: name, buttons: [button])
         button.action = { [weak self] in
             c.change(key, to: c.value(of: key) == "true" ? "false" : "true")
             self?.refresh()
         }
-        add(row) { [weak row, weak button] in
-            let on = c.value(of: key) == "true"
-            row?.valueLabel.text = on ? words.on : words.off
-            button?.title = on ? words.off : words.on
-        }
+        add(row) { [weak button] in button?.isOn = c.value(of: key) == "true" }
     }
 }
 

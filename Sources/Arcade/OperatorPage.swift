@@ -21,12 +21,21 @@ public class OperatorPage: Scene {
     init(controls: OperatorControls, title: (OperatorWords) -> String) {
         self.controls = controls
         words = OperatorWords(controls.language)
-        close = Button(words.done, kind: .primary)
+        close = OperatorPage.doneButton(words)
         super.init()
         backgroundColor = Theme.background
         titleLabel.text = title(words)
         [titleLabel, close].forEach(addSubview)
         close.action = { [weak self] in self?.onClose?() }
+    }
+
+    /// Done, on the menu and on every page: blue with white words, apart from the tabs
+    /// (the selected one is amber, the others grey) so it never reads as one of them.
+    static func doneButton(_ words: OperatorWords) -> Button {
+        let b = Button(words.done, kind: .secondary)
+        b.fillColor = Theme.success
+        b.textStyle = Theme.button.with(color: .white)
+        return b
     }
 
     func add(_ row: View, height: Double = 56, refresh: (() -> Void)? = nil) {

@@ -48,7 +48,7 @@ public final class PINScene: Scene {
             }
         }
         for label in ["1", "2", "3", "4", "5", "6", "7", "8", "9", "⌫", "0", "OK"] {
-            let b = Button(label, kind: label == "OK" ? .primary : .secondary)
+            let b = Button(label == "OK" ? words.ok : label, kind: label == "OK" ? .primary : .secondary)
             b.action = { [weak self] in self?.onKey?(label) }
             keys.append(b)
             addSubview(b)
@@ -151,7 +151,15 @@ final class SettingRow: View {
     var buttons: [Button] = []
     /// The value on a line of its own under the name, shrunk to fit (long values such as
     /// opening hours); narrow rows always stack.
-    var stacksValue = false { didSet { valueLabel.shrinksToFit = stacksValue } }
+    var stacksValue = false { didSet { valueLabel.shrinksToFit = stacksValue && !wrapsValue } }
+    /// A stacked value that wraps over the lines the row's height gives it instead of
+    /// shrinking (the opening hours: shrunk to one line they were unreadable in portrait).
+    var wrapsValue = false {
+        didSet {
+            valueLabel.shrinksToFit = stacksValue && !wrapsValue
+            if wrapsValue { valueLabel.style = valueLabel.style.with(size: 17) }
+        }
+    }
 
     init(name: String, buttons: [Button]) {
         super.init(frame: .zero)
@@ -165,18 +173,21 @@ final class SettingRow: View {
     override func layoutSubviews() {
         let h = frame.height
         // Steppers get square-ish buttons, words get room.
-        let widths = buttons.map { $0.title.count > 2 ? 120.0 : 64.0 }
+        let widths = buttons.map { $0 is OnOffSwitch ? OnOffSwitch.width : $0.title.count > 2 ? 120.0 : 64.0 }
         var x = frame.width - widths.reduce(0) { $0 + $1 + 8 }
         if x < 240 || stacksValue {
             // Narrow (portrait): the name over its value.
-            nameLabel.frame = Rect(0, 0, x - 8, h / 2)
-            valueLabel.frame = Rect(0, h / 2, x - 8, h / 2)
+            let nameHeight = wrapsValue ? min(h / 2, 28) : h / 2
+            nameLabel.frame = Rect(0, 0, x - 8, nameHeight)
+            valueLabel.frame = Rect(0, nameHeight, x - 8, h - nameHeight)
         } else {
             nameLabel.frame = Rect(0, 0, x * 0.55, h)
             valueLabel.frame = Rect(x * 0.55, 0, x * 0.45 - 8, h)
         }
+        // A tall row (wrapped hours) keeps buttons of the usual height, centred.
+        let buttonHeight = min(h - 4, 52)
         for (b, bw) in zip(buttons, widths) {
-            b.frame = Rect(x, 2, bw, h - 4)
+            b.frame = Rect(x, (h - buttonHeight) / 2, bw, buttonHeight)
             x += bw + 8
         }
     }
@@ -204,7 +215,7 @@ public final class OperatorScene: Scene {
         self.controls = controls
         words = OperatorWords(controls.language)
         tabs = TabBar(titles: [words.screenTab, words.gamesTab, words.serviceTab, words.systemTab])
-        close = Button(words.done, kind: .primary)
+        close = OperatorPage.doneButton(words)
         super.init()
         backgroundColor = Theme.background
         addSubview(tabs)
@@ -270,7 +281,7 @@ public final class OperatorScene: Scene {
         unowned let c = controls
         let words = self.words
         for game in c.games {
-            let toggle = Button("", kind: .secondary)
+            let toggle = OnOffSwitch(words: words)
             let row = SettingRow(name: game.name, buttons: [toggle])
             toggle.action = { [weak self] in
                 let on = c.games.first { $0.id == game.id }?.enabled ?? true
@@ -278,9 +289,7 @@ public final class OperatorScene: Scene {
                 self?.refresh()
             }
             refreshers.append {
-                let on = c.games.first { $0.id == game.id }?.enabled ?? true
-                row.valueLabel.text = on ? words.on : words.off
-                toggle.title = on ? words.off : words.on
+                toggle.isOn = c.games.first { $0.id == game.id }?.enabled ?? true
             }
             add(row, page: 1)
         }

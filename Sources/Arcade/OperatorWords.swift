@@ -11,6 +11,7 @@ struct OperatorWords {
     // Common
     var done: String { t("Done", "完成") }
     var cancel: String { t("Cancel", "取消") }
+    var ok: String { t("OK", "确定") }
     var on: String { t("On", "开") }
     var off: String { t("Off", "关") }
     var go: String { t("Go", "开始") }

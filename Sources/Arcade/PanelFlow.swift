@@ -181,7 +181,8 @@ final class ClosedScene: Scene {
         super.init()
         backgroundColor = Theme.background
         titleLabel.text = language == .chinese ? "休息中" : "Closed"
-        hoursLabel.text = language == .chinese ? "营业时间：\(hours)" : "Opening hours: \(hours)"
+        let shown = OperatorWords(language).hours(hours)
+        hoursLabel.text = language == .chinese ? "营业时间：\(shown)" : "Opening hours: \(shown)"
         [icon, titleLabel, hoursLabel].forEach(addSubview)
     }
 

@@ -66,12 +66,17 @@ public final class RaucUpdater: SystemUpdater, @unchecked Sendable {
         Log.notice("update: installing \(bundle) (version \(version)) from the operator menu")
         let rauc = self.rauc
         background("update-install", bundle) { [weak self] in
-            var last = ""
+            // RAUC's own words go to the journal; the page shows them in the operator's
+            // (`OperatorWords.installStep`, `updateProblem`).
+            var last = "", lastError = ""
             let result = Subprocess.run([rauc, "install", bundle]) { line in
                 let text = line.trimmed
                 guard !text.isEmpty else { return }
                 last = text
+                // rauc install ends a failure with "LastError: why" and then "Installing `x` failed".
+                if text.hasPrefix("LastError:") { lastError = String(text.dropFirst("LastError:".count)).trimmed }
                 if let (percent, step) = Self.parseProgress(text) {
+                    Log.info("update: rauc: \(text)")
                     self?.set(.installing(bundle: bundle, version: version, percent: percent, step: step))
                 }
             }
@@ -80,7 +85,7 @@ public final class RaucUpdater: SystemUpdater, @unchecked Sendable {
                 self?.set(.installed(bundle: bundle, version: version))
                 Log.notice("update: \(bundle) installed (version \(version)); it starts at the next boot")
             } else {
-                let reason = Self.failureReason(last, result)
+                let reason = Self.failureReason(lastError.isEmpty ? last : lastError, result)
                 self?.set(.failed(bundle: bundle, reason: reason))
                 Log.warning("update: installing \(bundle) failed: \(reason)")
             }

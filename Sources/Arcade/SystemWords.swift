@@ -30,9 +30,7 @@ extension OperatorWords {
           "旧版本没有之后的修复。只在新版本有问题时安装；分数、投币和设置都会保留。")
     }
     var downgrade: String { t("Go back", "退回") }
-    func installing(_ percent: Int, _ step: String) -> String { t("Installing: \(percent)% \(step)", "安装中：\(percent)% \(step)") }
     func installedMessage(_ version: String) -> String {
         t("Version \(version) is installed. Restart the cabinet to start it.", "版本 \(version) 已安装。重启后启用。")
     }
-    func updateFailed(_ why: String) -> String { t("Not installed: \(why)", "未安装：\(why)") }
 }

@@ -35,23 +35,35 @@ final class Glyph {
 
 /// The fonts Boardwalk draws with and the cache of their glyphs. Each character is
 /// looked up along a fallback chain: DejaVu Sans (Latin), WenQuanYi Micro Hei (CJK),
-/// Noto Color Emoji (colour bitmaps, scaled to the text size).
+/// Noto Color Emoji (colour bitmaps, scaled to the text size). Bold text takes DejaVu Sans
+/// Bold, then Noto Sans CJK SC Bold (Micro Hei has no bold: Chinese stood regular beside
+/// bold Latin).
 public final class FontLibrary {
     public struct FontFile: Sendable {
         public let path: String
         public let package: String
-        public init(path: String, package: String) { self.path = path; self.package = package }
+        /// The face in a collection (.ttc) file.
+        public let index: Int
+        public init(path: String, package: String, index: Int = 0) {
+            self.path = path
+            self.package = package
+            self.index = index
+        }
     }
 
     public static let regularFile = FontFile(path: "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", package: "fonts-dejavu-core")
     public static let boldFile = FontFile(path: "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf", package: "fonts-dejavu-core")
     public static let cjkFile = FontFile(path: "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc", package: "fonts-wqy-microhei")
+    /// Face 2 of the collection is Simplified Chinese (0 is Japanese: other glyph forms).
+    public static let cjkBoldFile = FontFile(path: "/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc", package: "fonts-noto-cjk",
+                                             index: 2)
     public static let emojiFile = FontFile(path: "/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf", package: "fonts-noto-color-emoji")
 
     private var library: FT_Library?
     private let regular: FT_Face
     private let bold: FT_Face
     private let cjk: FT_Face
+    private let cjkBold: FT_Face
     private let emoji: FT_Face
 
     /// Lines `wrap` made, by text, size and width: a label is wrapped again at every
@@ -82,7 +94,7 @@ public final class FontLibrary {
 
     /// The fonts every Boardwalk needs; throws naming the first missing file.
     public init(regular: FontFile = regularFile, bold: FontFile = boldFile,
-                cjk: FontFile = cjkFile, emoji: FontFile = emojiFile) throws(FontError) {
+                cjk: FontFile = cjkFile, cjkBold: FontFile = cjkBoldFile, emoji: FontFile = emojiFile) throws(FontError) {
         var lib: FT_Library?
         guard FT_Init_FreeType(&lib) == 0, let lib else {
             throw FontError(path: regular.path, package: "libfreetype6", problem: "FreeType failed to start")
@@ -93,7 +105,7 @@ public final class FontLibrary {
                 throw FontError(path: file.path, package: file.package, problem: "missing")
             }
             var face: FT_Face?
-            let err = FT_New_Face(lib, file.path, 0, &face)
+            let err = FT_New_Face(lib, file.path, FT_Long(file.index), &face)
             guard err == 0, let face else {
                 throw FontError(path: file.path, package: file.package, problem: "unreadable (FreeType error \(err))")
             }
@@ -103,6 +115,7 @@ public final class FontLibrary {
             self.regular = try open(regular)
             self.bold = try open(bold)
             self.cjk = try open(cjk)
+            self.cjkBold = try open(cjkBold)
             self.emoji = try open(emoji)
         } catch {
             FT_Done_FreeType(lib)
@@ -112,7 +125,7 @@ public final class FontLibrary {
     }
 
     deinit {
-        for face in [emoji, cjk, bold, regular] { FT_Done_Face(face) }
+        for face in [emoji, cjkBold, cjk, bold, regular] { FT_Done_Face(face) }
         if let library { FT_Done_FreeType(library) }
     }
 
@@ -150,8 +163,8 @@ public final class FontLibrary {
             return Glyph(mask: nil, color: image, left: Int(Double(pixelSize) * 0.05),
                          top: Int(Double(pixelSize) * 0.93), advance: Double(image.width) + Double(pixelSize) * 0.1)
         }
-        let primary = weight == .bold ? bold : regular
-        for face in [primary, cjk] {
+        let faces = weight == .bold ? [bold, cjkBold, cjk] : [regular, cjk]
+        for face in faces {
             let index = FT_Get_Char_Index(face, FT_ULong(scalar.value))
             if index == 0 { continue }
             FT_Set_Pixel_Sizes(face, 0, FT_UInt(pixelSize))

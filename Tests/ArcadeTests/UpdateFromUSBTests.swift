@@ -208,7 +208,7 @@ final class UpdateFromUSBTests: XCTestCase {
             #!/bin/sh
             echo installing
             printf '  0%% Installing\\n 40%% Copying image to rootfs.1\\n'
-            case "$2" in *good*) echo '100% Installing done.'; echo "Installing \\`$2' succeeded" ;; *) echo "LastError: Failed to mount bundle" ; exit 1 ;; esac
+            case "$2" in *good*) echo '100% Installing done.'; echo "Installing \\`$2' succeeded" ;; *) echo "LastError: Failed to mount bundle"; echo "Installing \\`$2' failed"; exit 1 ;; esac
             """)
         chmod(busctl, 0o755)
         chmod(rauc, 0o755)
@@ -225,12 +225,13 @@ final class UpdateFromUSBTests: XCTestCase {
         XCTAssertEqual(waitForEnd(), .installed(bundle: "/media/usb/good.raucb", version: "9.9.9"))
         updater.inspect("/media/usb/bad.raucb")
         XCTAssertEqual(waitForEnd(), .failed(bundle: "/media/usb/bad.raucb", reason: "Call failed: not a bundle"))
-        // A bundle whose install fails: the tool's last words are the reason.
+        // A bundle whose install fails: RAUC's "LastError:" is the reason (not the
+        // "Installing ... failed" line after it).
         try writeFile(busctl, "#!/bin/sh\necho '{\"type\":\"ss\",\"data\":[\"x\",\"1\"]}'\n")
         updater.inspect("/media/usb/broken.raucb")
         XCTAssertEqual(waitForEnd(), .ready(bundle: "/media/usb/broken.raucb", version: "1"))
         updater.install("/media/usb/broken.raucb")
-        XCTAssertEqual(waitForEnd(), .failed(bundle: "/media/usb/broken.raucb", reason: "LastError: Failed to mount bundle"))
+        XCTAssertEqual(waitForEnd(), .failed(bundle: "/media/usb/broken.raucb", reason: "Failed to mount bundle"))
         // No rauc at all: said, not a crash.
         let missing = RaucUpdater(busctl: dir + "/nothing", rauc: dir + "/nothing")
         missing.inspect("/x.raucb")

@@ -178,7 +178,7 @@ try:
               "/usr/share/boardwalk/boards/rpi4-official-7in.conf", "/usr/share/boardwalk/packs",
               "/usr/share/doc/boardwalk/README.md", "/usr/share/doc/boardwalk/copyright",
               "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf",
-              "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc"):
+              "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc", "/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc"):
         check(os.path.exists(root + f), f"{f} is there")
     st = os.stat(root + "/var/lib/boardwalk")
     check(st.st_uid == int(passwd[2]) and st.st_mode & 0o777 == 0o700, "/var/lib/boardwalk: the kiosk's, 0700")
