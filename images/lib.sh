@@ -452,11 +452,20 @@ bw_cmdline() {
     echo "${line# }"
 }
 
-# bw_set_pin ROOT [PIN]: the operator PIN, as a salted hash in ROOT's boardwalk.conf
-# ([kiosk] operator_pin = pbkdf2-sha256$ITERATIONS$SALT$HASH; Arcade/OperatorPIN.swift
-# reads it), the file made readable to the kiosk's group only. Without a PIN a random
-# 6-digit one is made and printed once; a weak one (1234, 0000...) is a warning.
+# bw_set_pin STATE_DIR [PIN]: the operator PIN, as a salted hash in STATE_DIR/operator-pin
+# (pbkdf2-sha256$ITERATIONS$SALT$HASH; Arcade/OperatorPINFile.swift reads it): the state
+# partition's, so a root file system and its bundles carry no PIN and an update never
+# changes it. Without a PIN a random 6-digit one is made and printed once; a weak one
+# (1234, 0000...) is a warning.
 bw_set_pin() {
+    mkdir -p "$1"
+    BW_PIN="${2:-}" python3 "$BW_REPO/scripts/boardwalk-set-pin" "$1"
+}
+
+# bw_set_pin_conf ROOT [PIN]: the PIN's older place, [kiosk] operator_pin in ROOT's
+# boardwalk.conf, made readable to the kiosk's group only; the kiosk uses it while the state
+# partition has no operator-pin (installs from before that file, the Debian package).
+bw_set_pin_conf() {
     local root=$1 pin=${2:-} conf gid
     conf=$root/etc/boardwalk/boardwalk.conf
     mkdir -p "$(dirname "$conf")"

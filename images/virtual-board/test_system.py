@@ -919,7 +919,9 @@ class ABBoard:
                           "sed -n 's/^IMAGE_VERSION=/version=/p' /etc/os-release; "
                           "grub-editenv /boot/efi/EFI/BOOT/grubenv list; "
                           "sed -n 's/^coins=/coins=/p' /var/lib/boardwalk/counters; "
-                          "sed -n 's/^zombies\\.best=/zombies_best=/p' /var/lib/boardwalk/scores")
+                          "sed -n 's/^zombies\\.best=/zombies_best=/p' /var/lib/boardwalk/scores; "
+                          "echo conf_pins=$(grep -c '^[[:space:]]*operator_pin' /etc/boardwalk/boardwalk.conf); "
+                          "test -s /var/lib/boardwalk/operator-pin && echo state_pin=1")
         return dict(l.split("=", 1) for l in out.splitlines() if "=" in l)
 
     def system_disk(self, name):
@@ -1212,9 +1214,16 @@ def ab_updates(binary, workdir, results, testdata, steps):
             disks = [os.path.join(sub, "bundles.img")]
             vboard.make_stick(disks[0], named[1:])
         # The cabinet's state already holds a Beat Zombies high score, which updates and
-        # rollbacks must keep (and the menu's tile must show).
+        # rollbacks must keep (and the menu's tile must show), and the operator PIN's hash
+        # (build-disk.sh puts none in the root, so no bundle carries one), written by
+        # boardwalk-set-pin as an image build does.
         state = os.path.join(sub, "state.img")
-        vboard.make_state_disk(state, files={"scores": f"zombies.best={AB_HIGH_SCORE}\n"})
+        with tempfile.TemporaryDirectory() as pin_dir:
+            subprocess.run([os.path.join(vboard.REPO, "scripts", "boardwalk-set-pin"), pin_dir], check=True,
+                           env=dict(os.environ, BW_PIN=os.environ["BOARDWALK_VB_PIN"]))
+            with open(os.path.join(pin_dir, "operator-pin")) as pin_file:
+                pin_hash = pin_file.read()
+        vboard.make_state_disk(state, files={"scores": f"zombies.best={AB_HIGH_SCORE}\n", "operator-pin": pin_hash})
         # A stranger's USB stick holding a byte copy of this board's disk, and one of its
         # state disk: same partition UUIDs, GPT names and labels. Plugged in all along.
         clones = [os.path.join(sub, "clone-disk.img"), os.path.join(sub, "clone-state.img")]
@@ -1248,6 +1257,8 @@ def ab_updates(binary, workdir, results, testdata, steps):
                 break
         f = ab.facts()
         check(f.get("coins") == "1", f"the coin was not counted on the state disk: {f}")
+        check(f.get("conf_pins") == "0" and f.get("state_pin") == "1",
+              f"the PIN's hash is not on the state disk alone (root's boardwalk.conf has {f.get('conf_pins')}): {f}")
         ab.t.kiosk_on_screen("ab-01-v1")
         # Install version 2 from the stick through the operator menu, restart into it.
         t_install = ab.install_from_menu("boardwalk-v2.raucb", v2)
@@ -1263,13 +1274,14 @@ def ab_updates(binary, workdir, results, testdata, steps):
         check(f.get("version") == v2, f"after the update os-release says {f.get('version')}, not {v2}")
         check(f.get("coins") == "1", f"the coins after the update: {f.get('coins')}, not 1")
         check(f.get("zombies_best") == str(AB_HIGH_SCORE), f"the high score after the update: {f.get('zombies_best')}")
+        check(f.get("conf_pins") == "0" and f.get("state_pin") == "1", f"the PIN after the update: {f}")
         ab.tap((640, 760), 2.0)  # below the tiles: wakes the attract mode, else nothing
         img, st = ab.t.kiosk_on_screen("ab-02-v2")
         menu = ab.ocr("ab-02-v2")
         check(str(AB_HIGH_SCORE) in menu, f"the menu does not show the high score {AB_HIGH_SCORE} (OCR read: {menu.strip()[:300]!r})")
         shown = ab.version_on_screen("ab-02-v2-system-tab", v2, v1)
         disk2 = ab.system_disk("ab-02")
-        report("update", True, f"{v1} on A -> Update from USB in the operator menu ({t_install:.0f} s) -> reboot -> {v2} on B, marked good; "
+        report("update", True, f"{v1} on A -> Update from USB in the operator menu (the PIN from the state disk; none in either root) ({t_install:.0f} s) -> reboot -> {v2} on B, marked good; "
                f"coins=1 and the high score {AB_HIGH_SCORE} kept (on the menu's tile too); its System tab read '{shown}'; "
                f"boot 1: {clock}; {policy}; with a copy of the disk on USB: boot 1 {disk1}; boot 2 {disk2}; "
                f"boots {boot1:.0f} s and {boot2:.0f} s from start/reboot to READY; timeline: {ab.timeline()}")
