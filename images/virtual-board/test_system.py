@@ -1051,15 +1051,43 @@ class ABBoard:
               f"{name}: the System tab says {line!r}, not version {expected}")
         return line
 
+    def usb_mounts(self):
+        """What is mounted under /run/boardwalk-usb: (device, file system) pairs."""
+        rc, out = self.sh("findmnt -rn -o SOURCE,FSTYPE,TARGET | grep ' /run/boardwalk-usb/' || true")
+        return [tuple(l.split()[:2]) for l in out.splitlines() if l.strip()]
+
+    def sticks_unmounted(self, when, timeout=30):
+        """The USB sticks plugged in all along (the bundle's FAT stick, the copies of the
+        disk and the state) are not mounted while no operator page asks for them. Returns
+        a summary."""
+        rc, out = self.sh("ls /sys/class/block | grep -c '^sd' || true")
+        deadline = time.monotonic() + timeout
+        mounts = self.usb_mounts()
+        while mounts and time.monotonic() < deadline:
+            time.sleep(2.0)
+            mounts = self.usb_mounts()
+        check(int(out.strip() or 0) > 0, f"{when}: no USB stick's block device on the board")
+        check(not mounts, f"{when}: USB sticks mounted while no operator page asks for them: {mounts}")
+        return f"{out.strip()} stick block devices, none mounted {when}"
+
     def install_from_menu(self, bundle_name, version, timeout=900):
         """"Update from USB" as an operator does it: the System tab finds the bundle on the
         stick, its page reads the version (RAUC's Info over D-Bus), Install, the dialog's
         Install, then the progress until the page says installed (the kiosk's journal says
         the same). Returns the seconds the install took."""
         self.open_system_tab()
-        text = self.ocr("ab-menu-01-system-tab")
+        # The sticks are mounted once the tab asks (boardwalk-usb.path), which it looks at
+        # again every 2 s: a few seconds on a busy emulated board.
+        for attempt in range(10):
+            text = self.ocr("ab-menu-01-system-tab")
+            if any(self.near(word, bundle_name) for word in text.split()):
+                break
+            time.sleep(3.0)
         check(any(self.near(word, bundle_name) for word in text.split()),
               f"the System tab does not offer {bundle_name} (OCR read: {text.strip()[:300]!r})")
+        self.mounted_for_operator = self.usb_mounts()
+        check(self.mounted_for_operator and all(fs in ("vfat", "exfat") for _, fs in self.mounted_for_operator),
+              f"with the System tab open, the sticks mounted are not FAT or exFAT alone: {self.mounted_for_operator}")
         self.tap(self.UPDATE_BUTTON, 1.0)
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
@@ -1245,6 +1273,7 @@ def ab_updates(binary, workdir, results, testdata, steps):
         clock = ab.clock_and_watchdog()
         disk1 = ab.system_disk("ab-01")
         policy = ab.dbus_policy()
+        unmounted1 = ab.sticks_unmounted("before the operator menu opens", timeout=0)
         # Pressed again only if the kiosk was restarting (busy emulation: a watchdog restart)
         # and so never saw it.
         for attempt in range(3):
@@ -1280,10 +1309,12 @@ def ab_updates(binary, workdir, results, testdata, steps):
         menu = ab.ocr("ab-02-v2")
         check(str(AB_HIGH_SCORE) in menu, f"the menu does not show the high score {AB_HIGH_SCORE} (OCR read: {menu.strip()[:300]!r})")
         shown = ab.version_on_screen("ab-02-v2-system-tab", v2, v1)
+        unmounted2 = ab.sticks_unmounted("once the operator menu is closed")
         disk2 = ab.system_disk("ab-02")
         report("update", True, f"{v1} on A -> Update from USB in the operator menu (the PIN from the state disk; none in either root) ({t_install:.0f} s) -> reboot -> {v2} on B, marked good; "
                f"coins=1 and the high score {AB_HIGH_SCORE} kept (on the menu's tile too); its System tab read '{shown}'; "
-               f"boot 1: {clock}; {policy}; with a copy of the disk on USB: boot 1 {disk1}; boot 2 {disk2}; "
+               f"boot 1: {clock}; {policy}; USB: {unmounted1}, with the System tab open {ab.mounted_for_operator}, "
+               f"{unmounted2}; with a copy of the disk on USB: boot 1 {disk1}; boot 2 {disk2}; "
                f"boots {boot1:.0f} s and {boot2:.0f} s from start/reboot to READY; timeline: {ab.timeline()}")
 
         if "rollback" in steps:
