@@ -168,18 +168,21 @@ bw_kernel() {
     echo "$kdir"
 }
 
-# bw_install_units ROOT: the kiosk's systemd units, its user (sysusers), tmpfiles and udev
-# rules (70: the backlight; 80: USB sticks mounted for the kiosk). `make install`, the
+# bw_install_units ROOT: the kiosk's systemd units, its user (sysusers), tmpfiles, udev
+# rules (70: the backlight) and the USB sticks mounted only while the kiosk asks
+# (boardwalk-usb.path and .service, /usr/lib/boardwalk/usb-sticks). `make install`, the
 # images and the Debian package (debian/rules) all install these.
 bw_install_units() {
     local root=$1 f
-    for f in boardwalk.service boardwalk-prepare.service boardwalk-console.service; do
+    for f in boardwalk.service boardwalk-prepare.service boardwalk-console.service boardwalk-usb.path boardwalk-usb.service; do
         install -D -m 0644 "$BW_REPO/systemd/$f" "$root/usr/lib/systemd/system/$f"
     done
     install -D -m 0644 "$BW_REPO/systemd/boardwalk.sysusers" "$root/usr/lib/sysusers.d/boardwalk.conf"
     install -D -m 0644 "$BW_REPO/systemd/boardwalk.tmpfiles" "$root/usr/lib/tmpfiles.d/boardwalk.conf"
     install -D -m 0644 "$BW_REPO/systemd/70-boardwalk.rules" "$root/usr/lib/udev/rules.d/70-boardwalk.rules"
-    install -D -m 0644 "$BW_REPO/systemd/80-boardwalk-usb.rules" "$root/usr/lib/udev/rules.d/80-boardwalk-usb.rules"
+    install -D -m 0755 "$BW_REPO/systemd/boardwalk-usb-sticks" "$root/usr/lib/boardwalk/usb-sticks"
+    # An older install's rule, which mounted every stick at plug-in.
+    rm -f "$root/usr/lib/udev/rules.d/80-boardwalk-usb.rules"
     # The system disk's partitions by number (/dev/disk/boardwalk/partN, for fstab and RAUC's
     # slots), and no other disk (a stranger's stick holding a copy of the card) winning a
     # by-partuuid, by-label, by-uuid or by-partlabel link the system disk has too.
@@ -455,11 +458,20 @@ bw_cmdline() {
     echo "${line# }"
 }
 
-# bw_set_pin ROOT [PIN]: the operator PIN, as a salted hash in ROOT's boardwalk.conf
-# ([kiosk] operator_pin = pbkdf2-sha256$ITERATIONS$SALT$HASH; Arcade/OperatorPIN.swift
-# reads it), the file made readable to the kiosk's group only. Without a PIN a random
-# 6-digit one is made and printed once; a weak one (1234, 0000...) is a warning.
+# bw_set_pin STATE_DIR [PIN]: the operator PIN, as a salted hash in STATE_DIR/operator-pin
+# (pbkdf2-sha256$ITERATIONS$SALT$HASH; Arcade/OperatorPINFile.swift reads it): the state
+# partition's, so a root file system and its bundles carry no PIN and an update never
+# changes it. Without a PIN a random 6-digit one is made and printed once; a weak one
+# (1234, 0000...) is a warning.
 bw_set_pin() {
+    mkdir -p "$1"
+    BW_PIN="${2:-}" python3 "$BW_REPO/scripts/boardwalk-set-pin" "$1"
+}
+
+# bw_set_pin_conf ROOT [PIN]: the PIN's older place, [kiosk] operator_pin in ROOT's
+# boardwalk.conf, made readable to the kiosk's group only; the kiosk uses it while the state
+# partition has no operator-pin (installs from before that file, the Debian package).
+bw_set_pin_conf() {
     local root=$1 pin=${2:-} conf gid
     conf=$root/etc/boardwalk/boardwalk.conf
     mkdir -p "$(dirname "$conf")"

@@ -47,13 +47,14 @@ for cmdline in /boot/firmware/cmdline.txt /boot/cmdline.txt; do
     fi
 done
 systemd-sysusers /usr/lib/sysusers.d/boardwalk.conf
-# The operator PIN: PIN=NNNNNN sets it; a first install without one gets a random PIN,
-# printed once. Either way only its salted hash is stored, readable by the kiosk's group
-# (made just above) and root.
-if [ -n "${PIN:-}" ] || ! grep -q '^[[:space:]]*operator_pin[[:space:]]*=' /etc/boardwalk/boardwalk.conf; then
-    bw_set_pin / "${PIN:-}"
-fi
 systemd-tmpfiles --create /usr/lib/tmpfiles.d/boardwalk.conf
+# The operator PIN: PIN=NNNNNN sets it; a first install without one (neither on the state
+# partition nor, from an older install, in boardwalk.conf) gets a random PIN, printed once.
+# Either way only its salted hash is stored: /var/lib/boardwalk/operator-pin.
+if [ -n "${PIN:-}" ] || { [ ! -f /var/lib/boardwalk/operator-pin ] &&
+        ! grep -q '^[[:space:]]*operator_pin[[:space:]]*=' /etc/boardwalk/boardwalk.conf; }; then
+    bw_set_pin /var/lib/boardwalk "${PIN:-}"
+fi
 udevadm control --reload-rules 2>/dev/null || true
 systemctl daemon-reload
 systemctl daemon-reexec   # CtrlAltDelBurstAction= is read at manager start

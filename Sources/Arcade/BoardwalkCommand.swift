@@ -87,7 +87,8 @@ public enum Boardwalk {
         }
         // The run begins (the state store writes) only once the first frame is on screen.
         let store = StateStore(directory: config.settings.kiosk.stateDir, beginsRun: false)
-        config.applyOperatorSettings(from: store, options: options)
+        let stateProblems = config.applyOperatorSettings(from: store, options: options)
+        Config(settings: config.settings, diagnostics: stateProblems, files: []).logDiagnostics()
         let backoff = StartBackoff.fromEnvironment()
         do {
             // Offscreen: the live loop, input, sound and signals, frames to memory at 60 Hz.

@@ -35,7 +35,7 @@ final class CoinsPage: OperatorPage {
 }
 
 /// The books: every counter in two columns, Export to a USB stick, Reset (after asking).
-final class BooksPage: OperatorPage {
+final class BooksPage: OperatorPage, UsesUSBSticks {
     private let table = DrawingView { _, _ in }
     private let status = Label("", style: Theme.caption.with(alignment: .left))
 
@@ -74,6 +74,10 @@ final class BooksPage: OperatorPage {
     }
 
     override var isLive: Bool { exporting != nil }
+
+    /// Export writes to a stick: sticks are mounted while this page shows.
+    var usesUSBSticks: Bool { true }
+    func sticksMayHaveChanged() {}
 
     override func update(dt: Double) {
         super.update(dt: dt)

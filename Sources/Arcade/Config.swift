@@ -91,10 +91,15 @@ public struct Config: Sendable {
     /// Lays the operator's saved settings (volume, rotation...) over the files, then the
     /// command line again on top, for the full order:
     /// defaults < board profile < config file < operator menu < command line.
-    public mutating func applyOperatorSettings(from store: StateStore, options: CommandLineOptions) {
-        diagnostics += store.applySettings(to: &settings)
+    /// The operator PIN's hash comes from the state partition's own file (OperatorPINFile),
+    /// never from its `settings`. Returns the diagnostics this step added.
+    @discardableResult
+    public mutating func applyOperatorSettings(from store: StateStore, options: CommandLineOptions) -> [ConfigDiagnostic] {
+        let added = store.applySettings(to: &settings) + OperatorPINFile.apply(directory: store.directory, to: &settings)
+        diagnostics += added
         // The command line's own problems were reported by load(); don't repeat them.
         for entry in options.overrides { _ = Config.apply(entry, to: &settings) }
+        return added
     }
 
     /// Writes the diagnostics to the log (warnings as warnings, notices as notices).

@@ -96,6 +96,11 @@ public final class Kiosk {
     var cpuClock: () -> Double = RunFigures.processCPUSeconds
     /// System updates from a USB stick (`SystemUpdater.swift`); the live kiosk sets RAUC's.
     public var updater: SystemUpdater = SimulatedUpdater()
+    /// Sticks mounted only while a page that uses them shows (`USBSticks.swift`); the live
+    /// kiosk asks through its runtime directory.
+    var usbSticks = USBStickRequest(runtimeDirectory: nil)
+    /// The live kiosk's request, in systemd's runtime directory (`$RUNTIME_DIRECTORY`).
+    public func asksForUSBSticksThroughRuntimeDirectory() { usbSticks = .fromEnvironment() }
     let startedAt: Double
 
     /// Asks the outside world to act on a setting the operator changed.
@@ -327,13 +332,14 @@ public final class Kiosk {
         tickContinue(now: now)
         store.flushIfDue(now: now)
         tickMetrics(now: now)
+        usbSticks.follow(screen.scene as? UsesUSBSticks, now: now)
     }
 
     /// When `tick` next has work to do, for the loop's timer.
     public var nextDeadline: Double? {
         var d = [idle.deadline, operatorGesture.deadline, gestures.nextDeadline, store.nextFlushDeadline,
                  highScoreDeadline, continuing?.scene.deadline, panelDeadline, metrics?.nextDeadline,
-                 pinCheckDeadline].compactMap { $0 }
+                 pinCheckDeadline, usbSticks.nextLook].compactMap { $0 }
         if case .attract = mode { d.append(attractStarted + Double(settings.kiosk.attractSecondsPerGame)) }
         return d.min()
     }

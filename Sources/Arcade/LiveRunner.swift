@@ -98,6 +98,7 @@ public final class LiveRunner {
         let version = SystemVersion.read()
         kiosk.systemVersion = version
         kiosk.updater = RaucUpdater()
+        kiosk.asksForUSBSticksThroughRuntimeDirectory()
         // The PIN's PBKDF2 must not stop the frames and the watchdog's feeding.
         kiosk.worksInBackground = true
         Log.notice("system: \(version.summary)")

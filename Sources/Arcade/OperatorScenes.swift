@@ -194,7 +194,7 @@ final class SettingRow: View {
 }
 
 /// The operator menu: sound and screen, games, service. Every change applies at once.
-public final class OperatorScene: Scene {
+public final class OperatorScene: Scene, UsesUSBSticks {
     /// Unowned, as is every closure's `c` below: the owner (the kiosk) holds the scene
     /// while it is on screen, and only its events reach the scene, so the scene never
     /// outlives it; held strongly, a kiosk freed with its menu on screen kept both alive.
@@ -376,6 +376,13 @@ public final class OperatorScene: Scene {
     }
 
     public override var isLive: Bool { bundleLookup != nil }
+
+    /// The System tab looks for bundles; sticks are mounted only while it shows.
+    var usesUSBSticks: Bool { tabs.selectedIndex == 3 }
+
+    func sticksMayHaveChanged() {
+        if tabs.selectedIndex == 3 { refresh() }
+    }
 
     public override func update(dt: Double) {
         if bundleLookup != nil { takeBundleLookup() }

@@ -4,7 +4,7 @@ import UI
 
 /// "Update from USB": the bundle on the stick, its version (read by the updater), this
 /// cabinet's version, Install (after asking), the progress, and the result.
-final class UpdatePage: OperatorPage {
+final class UpdatePage: OperatorPage, UsesUSBSticks {
     let updater: SystemUpdater
     let bundle: String
     private var state = UpdateState.idle
@@ -92,6 +92,10 @@ final class UpdatePage: OperatorPage {
         let filled = Rect(bar.minX, bar.minY, max(bar.height, bar.width * percent / 100), bar.height)
         canvas.fillRoundedRect(filled, radius: bar.height / 2, Theme.accent)
     }
+
+    /// RAUC reads the bundle from the stick while this page shows.
+    var usesUSBSticks: Bool { true }
+    func sticksMayHaveChanged() {}
 
     /// Frames come while the updater works; each reads its state once.
     override var isLive: Bool { state.isBusy }

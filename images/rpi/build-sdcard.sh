@@ -111,8 +111,6 @@ fi
 bw_install_system "$root"
 bw_enable_exporter "$root" "$profile"
 bw_install_kiosk "$root" "$bin" "$profile"
-# The operator PIN: PIN=NNNNNN, or a random one printed once; stored only as a salted hash.
-bw_set_pin "$root" "${PIN:-}"
 bw_lib_names "$root" > "$work/libs"
 bw_check_libs "$bin" "$work/libs"
 bw_os_release "$root" "$version"
@@ -212,6 +210,9 @@ done
 mv "$boot" "$work/boot-files" && mkdir "$boot"   # an empty mount point in the root
 mkfs.ext4 -q -L bw-root -d "$root" "$work/root.img" "${root_fs_mb}M"
 mkdir -p "$work/state"
+# The operator PIN: PIN=NNNNNN, or a random one printed once; stored only as a salted hash,
+# on the state partition (the bundle's root carries none, and an update keeps the PIN).
+bw_set_pin "$work/state" "${PIN:-}"
 mkfs.ext4 -q -L bw-state -E root_owner="$uid" -d "$work/state" "$work/state.img" "${state_mb}M"
 
 # The card: 4 MiB for the MBR and alignment, partitions 1-3, then the extended partition

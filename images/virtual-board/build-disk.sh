@@ -170,7 +170,7 @@ tmp=$(mktemp -d "$BW_CACHE/diskver.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 tar -C "$tmp" -xf "$base"
 bw_install_kiosk "$tmp" "$bin" "$profile"
-bw_set_pin "$tmp" "${BOARDWALK_VB_PIN:-}"
+# No PIN in the root (nor so in the bundle): the board's state disk holds it (test_system.py).
 if [ -n "$testdata" ]; then
     mkdir -p "$tmp/usr/share/boardwalk-test"
     cp -a "$testdata/." "$tmp/usr/share/boardwalk-test/"

@@ -88,8 +88,9 @@ ov=$(mktemp -d "$BW_CACHE/overlay.XXXXXX")
 trap 'rm -rf "$ov"' EXIT
 bw_install_kiosk "$ov" "$bin" "$profile"
 # The operator PIN: the system test's (BOARDWALK_VB_PIN, which it never types; it checks
-# the journal never shows it), else a random one.
-bw_set_pin "$ov" "${BOARDWALK_VB_PIN:-}"
+# the journal never shows it), else a random one. In boardwalk.conf, as an install from
+# before the state partition's operator-pin has it: the kiosk still takes it from there.
+bw_set_pin_conf "$ov" "${BOARDWALK_VB_PIN:-}"
 # The image's version, as on every image (the kiosk's System tab, its metrics): Debian's
 # os-release with IMAGE_VERSION, in the overlay so that the cached root stays as it is.
 mkdir -p "$ov/usr/lib"

@@ -153,6 +153,20 @@ class SystemTest:
         return (f"power-on to first frame: {offset + active:.1f} s from QEMU start, "
                 f"{active - start:.2f} s from the unit's start (kernel started {offset:.1f} s after QEMU)")
 
+    def no_clock(self):
+        """As a Raspberry Pi, the arm64 board has no RTC (its profile keeps the PL031's
+        driver out): the kernel's clock starts in 1970, systemd advances it to its epoch, and
+        the kiosk runs (the steps after this one) all the same. Returns a summary."""
+        rc, out = self.sh("echo rtcs=$(ls /sys/class/rtc | wc -l); "
+                          "echo kept_out=$(journalctl -b -k --no-pager -o cat | grep -c 'initcall pl031_driver_init blacklisted'); "
+                          "echo advanced=$(journalctl -b --no-pager -o cat | grep -m1 'System time advanced to' | tr ' ' _); "
+                          "echo now=$(date -u +%Y-%m-%dT%H:%M:%SZ)")
+        f = dict(l.split("=", 1) for l in out.splitlines() if "=" in l)
+        check(f.get("rtcs") == "0", f"the board has an RTC, which a Pi has not: {f}")
+        check(f.get("kept_out") == "1", f"the kernel did not keep the PL031's driver out: {f}")
+        check(f.get("advanced"), f"systemd did not advance a clock that started in 1970: {f}")
+        return f"no RTC; {f['advanced'].replace('_', ' ')}; now {f.get('now')}"
+
     def screen(self):
         img, st = self.kiosk_on_screen("01-menu")
         self.menu = img
@@ -919,7 +933,9 @@ class ABBoard:
                           "sed -n 's/^IMAGE_VERSION=/version=/p' /etc/os-release; "
                           "grub-editenv /boot/efi/EFI/BOOT/grubenv list; "
                           "sed -n 's/^coins=/coins=/p' /var/lib/boardwalk/counters; "
-                          "sed -n 's/^zombies\\.best=/zombies_best=/p' /var/lib/boardwalk/scores")
+                          "sed -n 's/^zombies\\.best=/zombies_best=/p' /var/lib/boardwalk/scores; "
+                          "echo conf_pins=$(grep -c '^[[:space:]]*operator_pin' /etc/boardwalk/boardwalk.conf); "
+                          "test -s /var/lib/boardwalk/operator-pin && echo state_pin=1")
         return dict(l.split("=", 1) for l in out.splitlines() if "=" in l)
 
     def system_disk(self, name):
@@ -1049,15 +1065,43 @@ class ABBoard:
               f"{name}: the System tab says {line!r}, not version {expected}")
         return line
 
+    def usb_mounts(self):
+        """What is mounted under /run/boardwalk-usb: (device, file system) pairs."""
+        rc, out = self.sh("findmnt -rn -o SOURCE,FSTYPE,TARGET | grep ' /run/boardwalk-usb/' || true")
+        return [tuple(l.split()[:2]) for l in out.splitlines() if l.strip()]
+
+    def sticks_unmounted(self, when, timeout=30):
+        """The USB sticks plugged in all along (the bundle's FAT stick, the copies of the
+        disk and the state) are not mounted while no operator page asks for them. Returns
+        a summary."""
+        rc, out = self.sh("ls /sys/class/block | grep -c '^sd' || true")
+        deadline = time.monotonic() + timeout
+        mounts = self.usb_mounts()
+        while mounts and time.monotonic() < deadline:
+            time.sleep(2.0)
+            mounts = self.usb_mounts()
+        check(int(out.strip() or 0) > 0, f"{when}: no USB stick's block device on the board")
+        check(not mounts, f"{when}: USB sticks mounted while no operator page asks for them: {mounts}")
+        return f"{out.strip()} stick block devices, none mounted {when}"
+
     def install_from_menu(self, bundle_name, version, timeout=900):
         """"Update from USB" as an operator does it: the System tab finds the bundle on the
         stick, its page reads the version (RAUC's Info over D-Bus), Install, the dialog's
         Install, then the progress until the page says installed (the kiosk's journal says
         the same). Returns the seconds the install took."""
         self.open_system_tab()
-        text = self.ocr("ab-menu-01-system-tab")
+        # The sticks are mounted once the tab asks (boardwalk-usb.path), which it looks at
+        # again every 2 s: a few seconds on a busy emulated board.
+        for attempt in range(10):
+            text = self.ocr("ab-menu-01-system-tab")
+            if any(self.near(word, bundle_name) for word in text.split()):
+                break
+            time.sleep(3.0)
         check(any(self.near(word, bundle_name) for word in text.split()),
               f"the System tab does not offer {bundle_name} (OCR read: {text.strip()[:300]!r})")
+        self.mounted_for_operator = self.usb_mounts()
+        check(self.mounted_for_operator and all(fs in ("vfat", "exfat") for _, fs in self.mounted_for_operator),
+              f"with the System tab open, the sticks mounted are not FAT or exFAT alone: {self.mounted_for_operator}")
         self.tap(self.UPDATE_BUTTON, 1.0)
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
@@ -1212,9 +1256,16 @@ def ab_updates(binary, workdir, results, testdata, steps):
             disks = [os.path.join(sub, "bundles.img")]
             vboard.make_stick(disks[0], named[1:])
         # The cabinet's state already holds a Beat Zombies high score, which updates and
-        # rollbacks must keep (and the menu's tile must show).
+        # rollbacks must keep (and the menu's tile must show), and the operator PIN's hash
+        # (build-disk.sh puts none in the root, so no bundle carries one), written by
+        # boardwalk-set-pin as an image build does.
         state = os.path.join(sub, "state.img")
-        vboard.make_state_disk(state, files={"scores": f"zombies.best={AB_HIGH_SCORE}\n"})
+        with tempfile.TemporaryDirectory() as pin_dir:
+            subprocess.run([os.path.join(vboard.REPO, "scripts", "boardwalk-set-pin"), pin_dir], check=True,
+                           env=dict(os.environ, BW_PIN=os.environ["BOARDWALK_VB_PIN"]))
+            with open(os.path.join(pin_dir, "operator-pin")) as pin_file:
+                pin_hash = pin_file.read()
+        vboard.make_state_disk(state, files={"scores": f"zombies.best={AB_HIGH_SCORE}\n", "operator-pin": pin_hash})
         # A stranger's USB stick holding a byte copy of this board's disk, and one of its
         # state disk: same partition UUIDs, GPT names and labels. Plugged in all along.
         clones = [os.path.join(sub, "clone-disk.img"), os.path.join(sub, "clone-state.img")]
@@ -1236,6 +1287,7 @@ def ab_updates(binary, workdir, results, testdata, steps):
         clock = ab.clock_and_watchdog()
         disk1 = ab.system_disk("ab-01")
         policy = ab.dbus_policy()
+        unmounted1 = ab.sticks_unmounted("before the operator menu opens", timeout=0)
         # Pressed again only if the kiosk was restarting (busy emulation: a watchdog restart)
         # and so never saw it.
         for attempt in range(3):
@@ -1248,6 +1300,8 @@ def ab_updates(binary, workdir, results, testdata, steps):
                 break
         f = ab.facts()
         check(f.get("coins") == "1", f"the coin was not counted on the state disk: {f}")
+        check(f.get("conf_pins") == "0" and f.get("state_pin") == "1",
+              f"the PIN's hash is not on the state disk alone (root's boardwalk.conf has {f.get('conf_pins')}): {f}")
         ab.t.kiosk_on_screen("ab-01-v1")
         # Install version 2 from the stick through the operator menu, restart into it.
         t_install = ab.install_from_menu("boardwalk-v2.raucb", v2)
@@ -1263,15 +1317,18 @@ def ab_updates(binary, workdir, results, testdata, steps):
         check(f.get("version") == v2, f"after the update os-release says {f.get('version')}, not {v2}")
         check(f.get("coins") == "1", f"the coins after the update: {f.get('coins')}, not 1")
         check(f.get("zombies_best") == str(AB_HIGH_SCORE), f"the high score after the update: {f.get('zombies_best')}")
+        check(f.get("conf_pins") == "0" and f.get("state_pin") == "1", f"the PIN after the update: {f}")
         ab.tap((640, 760), 2.0)  # below the tiles: wakes the attract mode, else nothing
         img, st = ab.t.kiosk_on_screen("ab-02-v2")
         menu = ab.ocr("ab-02-v2")
         check(str(AB_HIGH_SCORE) in menu, f"the menu does not show the high score {AB_HIGH_SCORE} (OCR read: {menu.strip()[:300]!r})")
         shown = ab.version_on_screen("ab-02-v2-system-tab", v2, v1)
+        unmounted2 = ab.sticks_unmounted("once the operator menu is closed")
         disk2 = ab.system_disk("ab-02")
-        report("update", True, f"{v1} on A -> Update from USB in the operator menu ({t_install:.0f} s) -> reboot -> {v2} on B, marked good; "
+        report("update", True, f"{v1} on A -> Update from USB in the operator menu (the PIN from the state disk; none in either root) ({t_install:.0f} s) -> reboot -> {v2} on B, marked good; "
                f"coins=1 and the high score {AB_HIGH_SCORE} kept (on the menu's tile too); its System tab read '{shown}'; "
-               f"boot 1: {clock}; {policy}; with a copy of the disk on USB: boot 1 {disk1}; boot 2 {disk2}; "
+               f"boot 1: {clock}; {policy}; USB: {unmounted1}, with the System tab open {ab.mounted_for_operator}, "
+               f"{unmounted2}; with a copy of the disk on USB: boot 1 {disk1}; boot 2 {disk2}; "
                f"boots {boot1:.0f} s and {boot2:.0f} s from start/reboot to READY; timeline: {ab.timeline()}")
 
         if "rollback" in steps:
@@ -1367,7 +1424,9 @@ def classic_board(args, arch, testdata, host_binary, results):
     t = SystemTest(vb, os.path.abspath(args.binary), args.workdir, os.path.abspath(host_binary))
     t.results = results
     try:
-        steps = [
+        steps = ([
+            ("no clock, as a Pi: no RTC, the clock starts in 1970", t.no_clock),
+        ] if arch == "arm64" else []) + [
             ("screen: the kiosk, not a console", t.screen),
             ("runs as user boardwalk", t.user),
             ("hardening: exposure <= 1.0", t.hardening),

@@ -290,7 +290,9 @@ MACHINES = {
     # audio on xhci.
     # `virt` has no hot-pluggable slot on its root bus: a PCIe root port gives one (the
     # stranger's keyboard, plug_keyboard).
-    "arm64": ["qemu-system-aarch64", "-M", "virt", "-cpu", "cortex-a72",
+    # No RTC, as on a Pi: the profile's command line keeps the PL031's driver out, and the
+    # PL031 itself says 1970 should that ever change.
+    "arm64": ["qemu-system-aarch64", "-M", "virt", "-cpu", "cortex-a72", "-rtc", "base=1970-01-01",
               "-audiodev", "wav,id=snd0,path={wav}", "-device", "qemu-xhci",
               "-device", "usb-audio,audiodev=snd0", "-device", "pcie-root-port,id=hotplug0,chassis=1"],
 }
