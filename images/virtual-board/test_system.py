@@ -646,32 +646,44 @@ class SystemTest:
         attract mode), per coin and per game, from the guest's block device counters. Idle
         must write nothing, and nothing may touch any other disk (this board's root is the
         initramfs, in RAM: any block device written besides the state disk is a fault)."""
-        idle_seconds, coins = 75.0, 2
+        idle_seconds, coins = 75.0, 40
+        pid = self.unit("MainPID")["MainPID"]
+
+        def coins_on_disk():
+            rc, out = self.sh("sed -n 's/^coins=//p' /var/lib/boardwalk/counters")
+            return int(out.strip() or 0) if rc == 0 else 0
+
         self.vb.key("esc")
         start = self.settled_writes()
         time.sleep(idle_seconds)
         idle = self.disk_writes()
         idle_state, idle_other = idle[0] - start[0], idle[1] - start[1]
-        for _ in range(coins):
+        # A run of coins, each on disk before the next drops (the crash points check each
+        # one is there at every point after the kiosk counted it).
+        first = coins_on_disk()
+        for n in range(first + 1, first + coins + 1):
             self.vb.coin()
-            time.sleep(1.0)
+            deadline = time.monotonic() + 30
+            while coins_on_disk() < n and time.monotonic() < deadline:
+                time.sleep(0.2)
+            check(coins_on_disk() == n, f"coin {n - first} of {coins} never reached the counters (coins={coins_on_disk()})")
+            self.note_coin(n)
         coined = self.settled_writes()
-        rc, out = self.sh("sed -n 's/^coins=//p' /var/lib/boardwalk/counters")
-        if out.strip().isdigit():
-            self.note_coin(int(out.strip()))
         w, h = self.size
         self.vb.tap(int(w * 0.1375), int(h * 0.55), w, h)  # the first tile: Beat Zombies
         time.sleep(10.0)
         self.vb.key("esc")  # leaving the game saves its play (and a new best)
         played = self.settled_writes()
         rc, files = self.sh("cd /var/lib/boardwalk && wc -c scores counters settings highscores 2>/dev/null | head -4")
-        # The crash points' control (crashpoints.py): a file rewritten in place (truncated,
-        # written, fsync'd), as the kiosk must never write, which the replay must catch torn.
+        # The crash points' control (crashpoints.py): a file rewritten in place in two
+        # steps, each fsync'd, as the kiosk must never write: the replay must catch it torn.
         rc, out = self.sh(f"mkdir -p /var/lib/boardwalk/{crashpoints.CONTROL} && cd /var/lib/boardwalk/{crashpoints.CONTROL} && "
-                          "for n in 1 2 3; do printf '# control\\ncoins=%d\\n' $n > counters && sync counters; done")
+                          "for n in 1 2 3; do printf '# control\\ncoins=' > counters && sync counters && "
+                          "printf '%d\\n' $n >> counters && sync counters; done")
         check(rc == 0, f"the crash points' control could not be written: {out.strip()}")
         per_coin = (coined[0] - idle[0]) / coins
         per_game = played[0] - coined[0]
+        check(self.unit("MainPID")["MainPID"] == pid, "the kiosk restarted during the measurement")
         check(idle_state == 0, f"the state partition took {idle_state} bytes in {idle_seconds:.0f} s idle "
               f"({idle_state * 3600 / idle_seconds / 1024:.0f} KiB an hour)")
         check(played[1] - start[1] == 0, f"{played[1] - start[1]} bytes written to a disk other than the state partition")
