@@ -646,7 +646,7 @@ class SystemTest:
         attract mode), per coin and per game, from the guest's block device counters. Idle
         must write nothing, and nothing may touch any other disk (this board's root is the
         initramfs, in RAM: any block device written besides the state disk is a fault)."""
-        idle_seconds, coins = 75.0, 40
+        idle_seconds, coins = 60.0, 25
         pid = self.unit("MainPID")["MainPID"]
 
         def coins_on_disk():
