@@ -161,6 +161,31 @@ class SystemTest:
         return (f"power-on to first frame: {offset + active:.1f} s from QEMU start, "
                 f"{active - start:.2f} s from the unit's start (kernel started {offset:.1f} s after QEMU)")
 
+    def boot_steps(self):
+        """Boot step by step (docs/PERFORMANCE.md): QEMU's start to the kernel's (firmware
+        and loader: SeaBIOS and QEMU's direct kernel load here), the kernel (with the
+        initramfs's unpacking) to systemd, systemd to the kiosk's exec, the exec to its
+        first frame (READY), from the manager's and the unit's monotonic timestamps;
+        `systemd-analyze blame` and the critical chain go to boot-steps.txt."""
+        check(self.first_frame, "the boot step measured nothing")
+        rc, out = self.sh("systemctl show -p InitRDTimestampMonotonic -p UserspaceTimestampMonotonic "
+                          "-p FinishTimestampMonotonic; systemctl show boardwalk.service "
+                          "-p ExecMainStartTimestampMonotonic -p ActiveEnterTimestampMonotonic")
+        check(rc == 0, f"systemctl show failed: {out.strip()}")
+        v = {k: int(x) / 1e6 for k, x in (l.split("=", 1) for l in out.splitlines() if "=" in l) if x.isdigit()}
+        rc, more = self.sh("systemd-analyze; systemd-analyze blame --no-pager | head -15; "
+                           "systemd-analyze critical-chain boardwalk.service --no-pager", timeout=120)
+        with open(os.path.join(self.vb.workdir, "boot-steps.txt"), "w") as f:
+            f.write(out + "\n" + more)
+        loader = self.first_frame[0] - v["ActiveEnterTimestampMonotonic"]
+        user = v.get("UserspaceTimestampMonotonic", 0.0)
+        execd, ready = v["ExecMainStartTimestampMonotonic"], v["ActiveEnterTimestampMonotonic"]
+        check(0 <= user <= execd <= ready, f"timestamps out of order: {v}")
+        return (f"QEMU start to kernel {loader:.1f} s; kernel + initramfs to systemd {user:.2f} s; systemd to the "
+                f"kiosk's exec {execd - user:.2f} s; exec to first frame {ready - execd:.2f} s; "
+                f"systemd's boot finished at {v.get('FinishTimestampMonotonic', 0):.2f} s "
+                f"(blame: boot-steps.txt; {more.splitlines()[0] if more.strip() else ''})")
+
     def screen(self):
         img, st = self.kiosk_on_screen("01-menu")
         self.menu = img
@@ -1479,6 +1504,7 @@ def classic_board(args, arch, testdata, host_binary, results):
     t.results = results
     try:
         steps = [
+            ("boot step by step: firmware, kernel, systemd, the kiosk's first frame", t.boot_steps),
             ("screen: the kiosk, not a console", t.screen),
             ("runs as user boardwalk", t.user),
             ("hardening: exposure <= 1.0", t.hardening),
