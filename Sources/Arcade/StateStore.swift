@@ -36,8 +36,6 @@ public final class StateStore {
     /// An atomic write costs ~16 ms here (two fsyncs): a frame or so, so not often.
     /// Call flush() when leaving a game to save a new best at once.
     public var flushDelay: Double = 10
-    /// How stale the saved uptime may get before counters are written for it alone.
-    public var uptimeFlushInterval: Double = 300
     /// After a failed write, wait this long before trying again (no retry storm).
     public var retryDelay: Double = 60
 
@@ -53,7 +51,6 @@ public final class StateStore {
     private var dueTime: Double?
     private var sessionStart: Double
     private var uptimeAtStart = 0
-    private var uptimeSavedAt: Double
     /// Whether the last write reached the disk: false from a failed write (or a directory
     /// that could not be made) until a write succeeds again.
     public private(set) var isWritable = true {
@@ -86,7 +83,6 @@ public final class StateStore {
                 beginsRun: Bool = true) {
         self.directory = directory
         sessionStart = now
-        uptimeSavedAt = now
         lastNow = now
         clockBase = now
         for file in File.allCases { load(file) }
@@ -290,19 +286,20 @@ public final class StateStore {
     // MARK: Writing
 
     /// When the next write is due (for the loop's timer): after a failed write, the retry.
+    /// Nil while nothing changed: an idle kiosk writes nothing to the SD card. The uptime
+    /// rides along with the next counters write (a coin, a play, a start) and the clean
+    /// exit's; a power cut loses at most the idle time since then.
     public var nextFlushDeadline: Double? {
-        guard !isClosed, hasBegunRun else { return nil }
-        let uptimeDue = uptimeSavedAt + uptimeFlushInterval
-        return dueTime.map { min($0, uptimeDue) } ?? uptimeDue
+        guard !isClosed, hasBegunRun, !dirty.isEmpty else { return nil }
+        return dueTime
     }
 
     public var hasUnsavedChanges: Bool { !dirty.isEmpty }
 
     /// Writes what is due; cheap to call every frame.
     public func flushIfDue(now: Double = monotonicSeconds()) {
-        if now - uptimeSavedAt >= uptimeFlushInterval { dirty.insert(.counters) }
         guard !dirty.isEmpty else { return }
-        if let dueTime, now < dueTime, now - uptimeSavedAt < uptimeFlushInterval { return }
+        if let dueTime, now < dueTime { return }
         flush(now: now)
     }
 
@@ -320,7 +317,6 @@ public final class StateStore {
                 do {
                     try Files.writeAtomically(path(file.rawValue), text: render(file))
                     dirty.remove(file)
-                    if file == .counters { uptimeSavedAt = now }
                 } catch {
                     failure = (file.rawValue, error)
                 }
@@ -338,7 +334,6 @@ public final class StateStore {
             }
             isWritable = false
             dueTime = now + retryDelay
-            uptimeSavedAt = now
         } else {
             if !isWritable {
                 // Names what it recovered from: two different faults in a row are two lines

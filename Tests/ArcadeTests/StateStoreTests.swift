@@ -79,6 +79,30 @@ final class StateStoreTests: XCTestCase {
         store.close(now: 4)
     }
 
+    /// The SD card's wear: a kiosk idle in the attract mode for hours writes nothing; the
+    /// uptime goes out with the next real write (a coin here) and with the clean exit.
+    func testIdleHoursWriteNothingUptimeRidesAlong() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let store = StateStore(directory: dir, now: 0)
+        let counters = dir + "/counters"
+        var before = stat()
+        XCTAssertEqual(stat(counters, &before), 0)
+        var now = 0.0
+        while now < 6 * 3600 {
+            now += 7
+            store.flushIfDue(now: now)
+            XCTAssertNil(store.nextFlushDeadline, "a write falls due at \(now) s with nothing changed")
+        }
+        var after = stat()
+        XCTAssertEqual(stat(counters, &after), 0)
+        XCTAssertEqual(after.st_ino, before.st_ino, "the counters were rewritten while idle")
+        store.increment(CounterKey.coins, now: now)
+        store.flush(now: now)
+        XCTAssertEqual(StateStore(directory: dir, now: now).counter(CounterKey.uptime), Int(now))
+        store.close(now: now + 60)
+        XCTAssertEqual(StateStore(directory: dir, now: now).counter(CounterKey.uptime), Int(now) + 60)
+    }
+
     func testCorruptFileIsMovedAsideAndStartedFresh() throws {
         let dir = try makeTemporaryDirectory(self)
         try writeFile(dir + "/scores", "# Boardwalk scores\n2048.5x5=900\n\u{1}garbage line\n")

@@ -29,6 +29,7 @@ import time
 import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import crashpoints  # noqa: E402
 import vboard  # noqa: E402
 
 READY_TIMEOUT = float(os.environ.get("BOARDWALK_VB_READY_TIMEOUT", "600"))
@@ -73,6 +74,13 @@ class SystemTest:
         self.size = (1280, 800)
         # (QEMU start to READY, the kiosk's exec to READY) at boot, once measured.
         self.first_frame = None
+        # (coins, entries in the state disk's write log) when the kiosk had reported each
+        # coin recorded: crashpoints.py checks the coin is there at every later crash point.
+        self.coins_recorded = []
+
+    def note_coin(self, coins):
+        if getattr(self.vb, "state_log", None):
+            self.coins_recorded.append((coins, crashpoints.entry_count(self.vb.state_log)))
 
     def run(self, name, fn):
         t0 = time.monotonic()
@@ -166,6 +174,31 @@ class SystemTest:
         check(f.get("kept_out") == "1", f"the kernel did not keep the PL031's driver out: {f}")
         check(f.get("advanced"), f"systemd did not advance a clock that started in 1970: {f}")
         return f"no RTC; {f['advanced'].replace('_', ' ')}; now {f.get('now')}"
+
+    def boot_steps(self):
+        """Boot step by step (docs/PERFORMANCE.md): QEMU's start to the kernel's (firmware
+        and loader: SeaBIOS and QEMU's direct kernel load here), the kernel (with the
+        initramfs's unpacking) to systemd, systemd to the kiosk's exec, the exec to its
+        first frame (READY), from the manager's and the unit's monotonic timestamps;
+        `systemd-analyze blame` and the critical chain go to boot-steps.txt."""
+        check(self.first_frame, "the boot step measured nothing")
+        rc, out = self.sh("systemctl show -p InitRDTimestampMonotonic -p UserspaceTimestampMonotonic "
+                          "-p FinishTimestampMonotonic; systemctl show boardwalk.service "
+                          "-p ExecMainStartTimestampMonotonic -p ActiveEnterTimestampMonotonic")
+        check(rc == 0, f"systemctl show failed: {out.strip()}")
+        v = {k: int(x) / 1e6 for k, x in (l.split("=", 1) for l in out.splitlines() if "=" in l) if x.isdigit()}
+        rc, more = self.sh("systemd-analyze; systemd-analyze blame --no-pager | head -15; "
+                           "systemd-analyze critical-chain boardwalk.service --no-pager", timeout=120)
+        with open(os.path.join(self.vb.workdir, "boot-steps.txt"), "w") as f:
+            f.write(out + "\n" + more)
+        loader = self.first_frame[0] - v["ActiveEnterTimestampMonotonic"]
+        user = v.get("UserspaceTimestampMonotonic", 0.0)
+        execd, ready = v["ExecMainStartTimestampMonotonic"], v["ActiveEnterTimestampMonotonic"]
+        check(0 <= user <= execd <= ready, f"timestamps out of order: {v}")
+        return (f"QEMU start to kernel {loader:.1f} s; kernel + initramfs to systemd {user:.2f} s; systemd to the "
+                f"kiosk's exec {execd - user:.2f} s; exec to first frame {ready - execd:.2f} s; "
+                f"systemd's boot finished at {v.get('FinishTimestampMonotonic', 0):.2f} s "
+                f"(blame: boot-steps.txt; {more.splitlines()[0] if more.strip() else ''})")
 
     def screen(self):
         img, st = self.kiosk_on_screen("01-menu")
@@ -382,6 +415,7 @@ class SystemTest:
         check(after == before + 1, f"coins in the state's counters went {before} -> {after} after one coin from the mech")
         line = self.wait_journal(f"coin: {after} since", 30)
         check(line is not None, "the journal has no 'coin:' line")
+        self.note_coin(after)
         def keyboards():
             rc, out = self.sh("journalctl -b -u boardwalk.service --no-pager -o cat | grep -c '\": keyboard$'")
             return int(out.strip() or 0)
@@ -441,6 +475,7 @@ class SystemTest:
             self.vb.coin()
             check(wait_for(lambda: coins_on_disk() == before + 2),
                   f"{fault}: after mending, the counters say {coins_on_disk()} coins, not {before + 2}")
+            self.note_coin(before + 2)
             check(journal_count("takes writes again") > mended, f"{fault}: the journal never said the writes came back")
             details.append(f"{fault} ({broken.strip()}): coins {before} -> {before + 2} once mended")
         check(self.unit("MainPID")["MainPID"] == pid, "the kiosk restarted on the way")
@@ -615,6 +650,86 @@ class SystemTest:
                 f"(threads: {threads}); the sound thread {user:.1f}% user + {system:.1f}% kernel, "
                 f"asleep {rests:.0f} times a second ({periods:.0f} periods of {period} frames), under TCG emulation")
 
+    def disk_writes(self):
+        """Bytes written so far to the state disk (vda) and to every other block device of
+        the guest, from the kernel's counters (/sys/block/*/stat: sectors of 512 bytes)."""
+        rc, out = self.sh("for d in /sys/block/*; do echo ${d##*/} $(cat $d/stat); done")
+        check(rc == 0, f"no /sys/block: {out.strip()}")
+        state = other = 0
+        for line in out.splitlines():
+            f = line.split()
+            if len(f) < 8 or re.match(r"(loop|ram|zram)\d", f[0]):
+                continue
+            if f[0] == "vda":
+                state += int(f[7]) * 512
+            else:
+                other += int(f[7]) * 512
+        return state, other
+
+    def settled_writes(self, quiet=12.0, limit=90.0):
+        """The counters once nothing has been written for `quiet` seconds (ext4 commits its
+        journal within 5 s: commit=5 in the image's fstab), or after `limit`."""
+        deadline = time.monotonic() + limit
+        last, since = self.disk_writes(), time.monotonic()
+        while time.monotonic() < deadline:
+            time.sleep(2.0)
+            now = self.disk_writes()
+            if now != last:
+                last, since = now, time.monotonic()
+            elif time.monotonic() - since >= quiet:
+                break
+        return last
+
+    def wear(self):
+        """SD card wear: bytes written to the state partition while idle (the menu, then the
+        attract mode), per coin and per game, from the guest's block device counters. Idle
+        must write nothing, and nothing may touch any other disk (this board's root is the
+        initramfs, in RAM: any block device written besides the state disk is a fault)."""
+        idle_seconds, coins = 60.0, 25
+        pid = self.unit("MainPID")["MainPID"]
+
+        def coins_on_disk():
+            rc, out = self.sh("sed -n 's/^coins=//p' /var/lib/boardwalk/counters")
+            return int(out.strip() or 0) if rc == 0 else 0
+
+        self.vb.key("esc")
+        start = self.settled_writes()
+        time.sleep(idle_seconds)
+        idle = self.disk_writes()
+        idle_state, idle_other = idle[0] - start[0], idle[1] - start[1]
+        # A run of coins, each on disk before the next drops (the crash points check each
+        # one is there at every point after the kiosk counted it).
+        first = coins_on_disk()
+        for n in range(first + 1, first + coins + 1):
+            self.vb.coin()
+            deadline = time.monotonic() + 30
+            while coins_on_disk() < n and time.monotonic() < deadline:
+                time.sleep(0.2)
+            check(coins_on_disk() == n, f"coin {n - first} of {coins} never reached the counters (coins={coins_on_disk()})")
+            self.note_coin(n)
+        coined = self.settled_writes()
+        w, h = self.size
+        self.vb.tap(int(w * 0.1375), int(h * 0.55), w, h)  # the first tile: Beat Zombies
+        time.sleep(10.0)
+        self.vb.key("esc")  # leaving the game saves its play (and a new best)
+        played = self.settled_writes()
+        rc, files = self.sh("cd /var/lib/boardwalk && wc -c scores counters settings highscores 2>/dev/null | head -4")
+        # The crash points' control (crashpoints.py): a file rewritten in place in two
+        # steps, each fsync'd, as the kiosk must never write: the replay must catch it torn.
+        rc, out = self.sh(f"mkdir -p /var/lib/boardwalk/{crashpoints.CONTROL} && cd /var/lib/boardwalk/{crashpoints.CONTROL} && "
+                          "for n in 1 2 3; do printf '# control\\ncoins=' > counters && sync counters && "
+                          "printf '%d\\n' $n >> counters && sync counters; done")
+        check(rc == 0, f"the crash points' control could not be written: {out.strip()}")
+        per_coin = (coined[0] - idle[0]) / coins
+        per_game = played[0] - coined[0]
+        check(self.unit("MainPID")["MainPID"] == pid, "the kiosk restarted during the measurement")
+        check(idle_state == 0, f"the state partition took {idle_state} bytes in {idle_seconds:.0f} s idle "
+              f"({idle_state * 3600 / idle_seconds / 1024:.0f} KiB an hour)")
+        check(played[1] - start[1] == 0, f"{played[1] - start[1]} bytes written to a disk other than the state partition")
+        return (f"state partition: 0 bytes in {idle_seconds:.0f} s idle (menu, then attract mode); "
+                f"{per_coin / 1024:.1f} KiB per coin ({coins} coins); {per_game / 1024:.1f} KiB for a game opened, "
+                f"played 10 s and left; other disks 0 bytes; state files now: {' '.join(files.split())}")
+
     def segv(self):
         u = self.wait_active()
         check(u.get("ActiveState") == "active", f"the kiosk is not running before the test: {u}")
@@ -779,6 +894,23 @@ def state_partition_boot(kind, kernel, initrd, cmdline, workdir, results, arch="
         save_journal_and_stop(vb, sub)
     results.append(ok)
     print(f"{'PASS' if ok else 'FAIL'} {name} ({time.monotonic() - t0:.1f} s){': ' + detail if detail else ''}", flush=True)
+
+
+def crash_points(workdir, coins, results):
+    """Every crash point of the first boot's state writes: its disk's write log replayed
+    onto the disk as it was before, stopped after each write and flush (crashpoints.py)."""
+    name = "every crash point of the state writes: the state whole, every recorded coin there"
+    t0 = time.monotonic()
+    try:
+        lines, failures = crashpoints.run(os.path.join(workdir, "state-before.img"), os.path.join(workdir, "state.log"),
+                                          coins)
+        ok = not failures
+        detail = "; ".join(lines) + ("" if ok else "; " + "; ".join(failures[:5]))
+    except Exception as e:
+        ok, detail = False, f"{type(e).__name__}: {e}"
+        traceback.print_exc(file=sys.stderr)
+    results.append(ok)
+    print(f"{'PASS' if ok else 'FAIL'} {name} ({time.monotonic() - t0:.1f} s): {detail}", flush=True)
 
 
 def coin_power_cut(kernel, initrd, cmdline, workdir, results, arch="amd64"):
@@ -1408,7 +1540,10 @@ def ab_updates(binary, workdir, results, testdata, steps):
 def classic_board(args, arch, testdata, host_binary, results):
     """The kernel + initrd board: the first boot and its checks, the broken-state and
     power-cut boots. False when the image could not be built."""
-    vboard.make_state_disk(os.path.join(args.workdir, "state.img"))
+    state_disk = os.path.join(args.workdir, "state.img")
+    vboard.make_state_disk(state_disk)
+    # The disk as it was before the boot: the crash points replay the boot's writes onto it.
+    shutil.copyfile(state_disk, os.path.join(args.workdir, "state-before.img"))
     t0 = time.monotonic()
     with open(os.path.join(args.workdir, "build.log"), "w") as log:
         try:
@@ -1419,7 +1554,11 @@ def classic_board(args, arch, testdata, host_binary, results):
             return False
     print(f"{arch} image built in {time.monotonic() - t0:.0f} s; booting the virtual board", flush=True)
 
-    vb = vboard.VirtualBoard(args.workdir, kernel, initrd, cmdline, arch=arch)
+    # The wear and crash-point steps (~3 min) run on the x86 board; on arm64 only when
+    # asked (--only): the same kiosk code and ext4, and CI's time is short.
+    ledger = arch == "amd64" or bool(args.only)
+    vb = vboard.VirtualBoard(args.workdir, kernel, initrd, cmdline, arch=arch,
+                             state_log=os.path.join(args.workdir, "state.log") if ledger else None)
     vb.start()
     t = SystemTest(vb, os.path.abspath(args.binary), args.workdir, os.path.abspath(host_binary))
     t.results = results
@@ -1427,6 +1566,7 @@ def classic_board(args, arch, testdata, host_binary, results):
         steps = ([
             ("no clock, as a Pi: no RTC, the clock starts in 1970", t.no_clock),
         ] if arch == "arm64" else []) + [
+            ("boot step by step: firmware, kernel, systemd, the kiosk's first frame", t.boot_steps),
             ("screen: the kiosk, not a console", t.screen),
             ("runs as user boardwalk", t.user),
             ("hardening: exposure <= 1.0", t.hardening),
@@ -1440,6 +1580,9 @@ def classic_board(args, arch, testdata, host_binary, results):
             ("a coin from the mech's own device is counted; a hot-plugged keyboard's 5 is not", t.coin),
             ("a full, then a read-only state partition: coins kept in memory and saved once it takes writes", t.state_unwritable),
             ("idle menu: CPU per thread, once started", t.idle_cpu),
+        ] + ([
+            ("SD card wear: nothing written idle; bytes per coin and per game", t.wear),
+        ] if ledger else []) + [
             ("tap through the virtio tablet; sound in the wav", t.tap_and_sound),
             ("replayed touchscreen recording (evemu)", t.evemu),
             ("Beat Zombies: a tap on a zombie raises the score; the hit sound in the wav", t.beat_a_zombie),
@@ -1468,6 +1611,8 @@ def classic_board(args, arch, testdata, host_binary, results):
                 t.run(name, fn)
     finally:
         save_journal_and_stop(vb, args.workdir)
+    if ledger and (not args.only or "crash_points" in args.only.split(",")):
+        crash_points(args.workdir, t.coins_recorded, results)
     # The fault boots, each a QEMU of its own. The missing state partition's boot spends
     # most of its time with the guest idle, waiting out the device timeout (90 s), so it
     # runs beside the others (one emulated vCPU each, on two host cores).

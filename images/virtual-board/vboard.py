@@ -328,7 +328,7 @@ def free_port():
 
 class VirtualBoard:
     def __init__(self, workdir, kernel, initrd, cmdline, display="none", memory_mb=1536, state_disk="auto",
-                 arch="amd64", boot_disk=None, disks=(), usb_sticks=()):
+                 arch="amd64", boot_disk=None, disks=(), usb_sticks=(), state_log=None):
         self.arch = arch
         # The node exporter's port in the guest ([metrics] exporter_port of the profile), and
         # the host port QEMU's user network forwards to it (127.0.0.1 only); None without one.
@@ -353,6 +353,12 @@ class VirtualBoard:
             if not os.path.exists(state_disk):
                 make_state_disk(state_disk)
         self.state_disk = state_disk
+        # state_log: a file that QEMU's blklogwrites driver fills with every write and flush
+        # the guest sends the state disk (crashpoints.py replays it); started afresh here,
+        # appended to across QEMU's restarts.
+        self.state_log = state_log
+        if state_log and os.path.exists(state_log):
+            os.unlink(state_log)
         os.makedirs(self.workdir, exist_ok=True)
         self.kernel, self.initrd, self.cmdline = kernel, initrd, cmdline
         self.display, self.memory_mb = display, memory_mb
@@ -422,12 +428,24 @@ class VirtualBoard:
             # Appended to: a disk board's next boot (a new QEMU) adds to the same log.
             "-chardev", f"file,id=serial0,path={self.serial_path},append=on", "-serial", "chardev:serial0",
             "-display", self.display,
-        ] + boot + (["-drive", f"file={self.state_disk},if=none,id=state,format=raw",
-              "-device", "virtio-blk-pci,drive=state"] if self.state_disk else []) + (
+        ] + boot + self.state_drive() + (
             # A network card on QEMU's user network, closed to the outside (restrict=on): only
             # the exporter's port is reachable, from this machine.
             ["-netdev", f"user,id=net0,restrict=on,hostfwd=tcp:127.0.0.1:{self.exporter_host_port}-:{self.exporter_port}",
              "-device", "virtio-net-pci,netdev=net0"] if self.exporter_port else [])
+
+    def state_drive(self):
+        if not self.state_disk:
+            return []
+        if not self.state_log:
+            return ["-drive", f"file={self.state_disk},if=none,id=state,format=raw",
+                    "-device", "virtio-blk-pci,drive=state"]
+        if not os.path.exists(self.state_log):
+            open(self.state_log, "wb").close()
+        return ["-blockdev", f"driver=file,filename={self.state_disk},node-name=state-file",
+                "-blockdev", f"driver=file,filename={self.state_log},node-name=state-log",
+                "-blockdev", "driver=blklogwrites,file=state-file,log=state-log,log-append=on,node-name=state",
+                "-device", "virtio-blk-pci,drive=state"]
 
     def scrape(self, timeout=10):
         """The exporter's /metrics as text, fetched from the host through the forwarded port."""
