@@ -402,11 +402,13 @@ public final class OperatorScene: Scene, UsesUSBSticks {
         stateWarning.frame = Rect(0, size.height - 28, size.width, 28)
         for (i, p) in pages.enumerated() {
             p.frame = Rect(24, 82, size.width - 48, size.height - 94)
+            // 56-point rows 8 apart; a page with more rows than that fits shares the height
+            // (never under 44 points, a finger's target).
+            let pitch = max(52, min(64, p.frame.height / Double(max(1, rows[i].count))))
             var y = 0.0
             for row in rows[i] {
-                let h = 56.0
-                row.frame = Rect(0, y, p.frame.width, h)
-                y += h + 8
+                row.frame = Rect(0, y, p.frame.width, pitch - 8)
+                y += pitch
             }
         }
     }
