@@ -33,6 +33,8 @@ final class HighScoreScene: Scene {
         rows = DrawingView { _, _ in }
         super.init()
         backgroundColor = Theme.background
+        // One line, shrunk on a narrow screen: "Guess Picture high scores" wrapped into the tabs.
+        titleLabel.shrinksToFit = true
         [titleLabel, rows].forEach(addSubview)
         if let tabs {
             addSubview(tabs)
