@@ -26,6 +26,21 @@ FAKES = {
         *) exit 2 ;;
         esac
     """,
+    # The DDI server: each call's method and URL logged; answers from files.
+    "curl": r"""
+        url=""; method=GET
+        while [ $# -gt 0 ]; do
+            case "$1" in -X) method=$2; shift ;; -H|--data|--max-time) shift ;; -*) ;; *) url=$1 ;; esac
+            shift
+        done
+        hdr=$(cat)
+        echo "$method $url $hdr" >> "$FAKE/curl"
+        [ -e "$FAKE/server-down" ] && exit 7
+        case "$method $url" in
+        GET*) cat "$FAKE/poll" ;;
+        *) echo '{}' ;;
+        esac
+    """,
     "rauc": r"""
         [ "$1" = status ] || exit 2
         cat "$FAKE/rauc-status"
@@ -40,7 +55,9 @@ def rauc_status(booted, primary):
             f"RAUC_SYSTEM_BOOTED_BOOTNAME='{booted}'\nRAUC_BOOT_PRIMARY='{names[primary]}'\n"
             f"RAUC_SYSTEM_SLOTS='rootfs.1 rootfs.0'\nRAUC_SLOTS='1 2'\n"
             f"RAUC_SLOT_STATE_1='{'booted' if booted == 'B' else 'inactive'}'\nRAUC_SLOT_BOOTNAME_1='B'\n"
-            f"RAUC_SLOT_STATE_2='{'booted' if booted == 'A' else 'inactive'}'\nRAUC_SLOT_BOOTNAME_2='A'\n")
+            f"RAUC_SLOT_STATUS_BUNDLE_VERSION_1='2.0.0'\n"
+            f"RAUC_SLOT_STATE_2='{'booted' if booted == 'A' else 'inactive'}'\nRAUC_SLOT_BOOTNAME_2='A'\n"
+            f"RAUC_SLOT_STATUS_BUNDLE_VERSION_2='1.0.0'\n")
 
 
 class Cabinet:
@@ -58,6 +75,7 @@ class Cabinet:
         self.conf = os.path.join(tmp, "boardwalk.conf")
         self.activity = os.path.join(tmp, "boardwalk-activity.prom")
         self.write("cmdline", "quiet rauc.slot=A panic=10\n")
+        self.write("system.conf", "[system]\ncompatible=boardwalk-qemu-x86_64\nbootloader=grub\n")
         self.write("os-release", 'ID=debian\nIMAGE_ID=boardwalk\nIMAGE_VERSION="2026.12.1+alpha"\n')
         self.unit("active")
         self.slots(booted="A", primary="A")
@@ -65,7 +83,11 @@ class Cabinet:
         self.env = dict(os.environ, PATH=bindir + ":" + os.environ["PATH"], FAKE=self.fake,
                         BW_FLEET_CONFS=self.conf, BW_FLEET_CMDLINE=os.path.join(self.fake, "cmdline"),
                         BW_FLEET_OS_RELEASE=os.path.join(self.fake, "os-release"),
-                        BW_FLEET_ACTIVITY=self.activity, BW_FLEET_POLL="0.1", BW_FLEET_SETTLE="2")
+                        BW_FLEET_ACTIVITY=self.activity, BW_FLEET_POLL="0.1", BW_FLEET_SETTLE="2",
+                        BW_FLEET_USER="no-such-user-bw",
+                        BW_FLEET_RAUC_CONF=os.path.join(self.fake, "system.conf"),
+                        BW_FLEET_RECORD_DIR=os.path.join(tmp, "esp"), BW_FLEET_METRICS=os.path.join(tmp, "m", "fleet.prom"),
+                        BW_FLEET_UPDATER_CONF=os.path.join(tmp, "updater.conf"), BW_FLEET_SLOT_CHECK_CONF="/nonexistent")
 
     def write(self, name, text):
         with open(os.path.join(self.fake, name), "w") as f:
@@ -142,7 +164,7 @@ class ConfigTests(unittest.TestCase):
                         "retry_seconds = 60\n[audio]\nvolume = 40\n")
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertNotIn("s3cret", r.stdout + r.stderr, "the token stays out of the journal")
-        self.assertEqual(os.stat(self.out).st_mode & 0o777, 0o600, "the token is root's only")
+        self.assertEqual(os.stat(self.out).st_mode & 0o777, 0o600, "the token is root's only (and the updater's group on a cabinet)")
         c = self.parsed()
         self.assertEqual(c["client"]["hawkbit_server"], "10.0.2.2:60053")
         self.assertEqual(c["client"]["ssl"], "false")
@@ -153,7 +175,8 @@ class ConfigTests(unittest.TestCase):
         self.assertEqual(c["client"]["post_update_reboot"], "false", "the reboot waits for an idle kiosk")
         self.assertEqual(c["client"]["bundle_download_location"], "/run/boardwalk-fleet/bundle.raucb")
         self.assertNotIn("stream_bundle", c["client"])
-        self.assertEqual(c["device"]["version"], "2026.12.1+alpha")
+        self.assertEqual(c["device"]["sw_version"], "2026.12.1+alpha")
+        self.assertEqual(c["device"]["hw_boardname"], "boardwalk-qemu-x86_64", "RAUC's compatible")
         self.assertEqual(c["device"]["slot"], "A")
         self.assertEqual(c["device"]["kiosk_state"], "idle")
 
@@ -216,6 +239,8 @@ class RebootWhenIdleTests(unittest.TestCase):
         out = self.loop.stdout.read()
         self.assertIn("waits for the kiosk to be idle or closed (now: play)", out)
         self.assertIn("the kiosk is closed: rebooting", out)
+        with open(os.path.join(self.tmp.name, "esp", "fleet-pending")) as f:
+            self.assertEqual(f.read(), "slot=B version=2.0.0\n", "what the next boot compares with")
 
     def test_a_stopped_kiosk_does_not_hold_the_update(self):
         self.cab.slots(booted="B", primary="A")
@@ -229,6 +254,76 @@ class RebootWhenIdleTests(unittest.TestCase):
         self.cab.kiosk("idle")
         self.loop = self.cab.start_loop()
         self.assertFalse(self.wait_reboot(1.5))
+
+
+class ReportTests(unittest.TestCase):
+    """At boot: an update that did not come up is told to the server and to Prometheus."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.cab = Cabinet(self.tmp.name)
+        with open(os.path.join(self.tmp.name, "updater.conf"), "w") as f:
+            f.write("[client]\nhawkbit_server = 10.0.2.100:8080\nssl = false\ntenant_id = DEFAULT\n"
+                    "target_name = cab-07\nauth_token = s3cret\n[device]\nhw_boardname = boardwalk-qemu-x86_64\n")
+        self.cab.write("poll", '{"config":{"polling":{"sleep":"00:00:10"}},"_links":{"deploymentBase":'
+                       '{"href":"http://10.0.2.100:8080/DEFAULT/controller/v1/cab-07/deploymentBase/3"}}}')
+        os.makedirs(os.path.join(self.tmp.name, "esp"))
+        self.pending = os.path.join(self.tmp.name, "esp", "fleet-pending")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def calls(self):
+        try:
+            with open(os.path.join(self.cab.fake, "curl")) as f:
+                return f.read().splitlines()
+        except FileNotFoundError:
+            return []
+
+    def metric(self):
+        with open(os.path.join(self.tmp.name, "m", "fleet.prom")) as f:
+            return [line for line in f.read().splitlines() if not line.startswith("#")]
+
+    def test_nothing_pending(self):
+        r = self.cab.run("report")
+        self.assertEqual(r.returncode, 0)
+        self.assertEqual(self.calls(), [])
+
+    def test_the_update_came_up(self):
+        with open(self.pending, "w") as f:
+            f.write("slot=A version=2026.12.1+alpha\n")
+        r = self.cab.run("report")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.calls(), [], "the updater said success already")
+        self.assertEqual(self.metric(), ['boardwalk_update_failed{version="2026.12.1+alpha",reason="none"} 0'])
+
+    def test_rolled_back_is_told_once(self):
+        with open(self.pending, "w") as f:
+            f.write("slot=B version=2.0.0\n")   # installed into B; the board runs A again
+        r = self.cab.run("report")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        calls = self.calls()
+        base = "http://10.0.2.100:8080/DEFAULT/controller/v1/cab-07"
+        self.assertEqual([c.split(" ")[:2] for c in calls],
+                         [["PUT", base + "/configData"], ["GET", base], ["POST", base + "/deploymentBase/3/feedback"]])
+        self.assertTrue(all(c.endswith("Authorization: TargetToken s3cret") for c in calls), calls)
+        self.assertIn("told the server: action 3 failed", r.stdout)
+        self.assertNotIn("s3cret", r.stdout + r.stderr)
+        self.assertEqual(self.metric(), ['boardwalk_update_failed{version="2.0.0",reason="rolled back"} 1'])
+        r = self.cab.run("report")   # the next boot: said already
+        self.assertEqual(len(self.calls()), 3)
+        self.assertEqual(self.metric(), ['boardwalk_update_failed{version="2.0.0",reason="rolled back"} 1'])
+
+    def test_server_down_tries_at_the_next_boot(self):
+        with open(self.pending, "w") as f:
+            f.write("slot=B version=2.0.0\n")
+        open(os.path.join(self.cab.fake, "server-down"), "w").close()
+        r = self.cab.run("report")
+        self.assertEqual(r.returncode, 0)
+        self.assertIn("trying at the next boot", r.stdout)
+        os.unlink(os.path.join(self.cab.fake, "server-down"))
+        self.cab.run("report")
+        self.assertEqual(self.calls()[-1].split(" ")[0], "POST")
 
 
 if __name__ == "__main__":
