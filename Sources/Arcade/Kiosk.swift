@@ -335,6 +335,8 @@ public final class Kiosk {
                  highScoreDeadline, continuing?.scene.deadline, panelDeadline, metrics?.nextDeadline,
                  pinCheckDeadline].compactMap { $0 }
         if case .attract = mode { d.append(attractStarted + Double(settings.kiosk.attractSecondsPerGame)) }
+        // The untouched menu turns idle for the activity file.
+        if mode == .menu, metrics != nil, lastInput + Kiosk.idleMenuSeconds > now { d.append(lastInput + Kiosk.idleMenuSeconds) }
         return d.min()
     }
 
