@@ -43,9 +43,9 @@ version=$(bw_image_version)
 # The board's modules (build.sh's list) and what updates need: loop, squashfs and
 # dm-verity (mounting a bundle), vfat and its code pages (the ESP, a USB stick), and a USB
 # stick itself (xHCI, mass storage, SCSI disks); the board's hardware watchdog (QEMU's
-# i6300esb, which systemd feeds: RuntimeWatchdogSec).
+# i6300esb, which systemd feeds: RuntimeWatchdogSec); virtio_net: the exporter and the fleet.
 modules="virtio_gpu virtio_input snd_intel8x0 uinput virtio_console evdev virtio_pci virtio_blk ext4
-         loop squashfs dm_verity vfat nls_cp437 nls_ascii nls_utf8 xhci_pci usb_storage sd_mod i6300esb"
+         loop squashfs dm_verity vfat nls_cp437 nls_ascii nls_utf8 xhci_pci usb_storage sd_mod i6300esb virtio_net"
 kdir=$(bw_kernel "$BW_SUITE" "$arch" $modules)
 kver=$(cat "$kdir/version")
 # The fleet updater (images/fleet/) where the suite's libraries run Debian's package.

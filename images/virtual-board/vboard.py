@@ -429,7 +429,8 @@ class VirtualBoard:
             # A network card on QEMU's user network, closed to the outside (restrict=on): only
             # the exporter's port is reachable, from this machine.
             ["-netdev", f"user,id=net0,restrict=on,hostfwd=tcp:127.0.0.1:{self.exporter_host_port}-:{self.exporter_port}"
-             + "".join(f",guestfwd=tcp:10.0.2.100:{port}-tcp:127.0.0.1:{host}" for port, host in self.guestfwd),
+             + "".join(f",guestfwd=tcp:10.0.2.100:{port}-cmd:{os.path.join(HERE, 'tcp-relay.py')} {host}"
+                       for port, host in self.guestfwd),
              "-device", "virtio-net-pci,netdev=net0"] if self.exporter_port else [])
 
     def scrape(self, timeout=10):
