@@ -12,7 +12,7 @@ SUDO = $(if $(filter 0,$(shell id -u)),,sudo -E)
 # A line with the time before each long step, so a CI log shows where its minutes went.
 STAMP = @echo "[make] $$(date -u +%T) $@:"
 
-.PHONY: deps test-deps bench-deps build run test unit-test soak screenshots system-test bench arm64 arm64-test rpi-card deb deb-test apt-repo install clean
+.PHONY: deps test-deps bench-deps build run test unit-test soak screenshots system-test fleet-test bench arm64 arm64-test rpi-card deb deb-test apt-repo install clean
 
 deps:
 	scripts/install-deps.sh build
@@ -39,6 +39,8 @@ unit-test: test-deps
 	python3 images/rpi/test_tryboot_backend.py
 	python3 images/rpi/test_overlays.py
 	python3 images/test_slot_check.py
+	python3 images/fleet/test_fleet.py
+	promtool test rules fleet/prometheus/boardwalk-alerts.test.yml
 	$(SWIFT) build --build-tests
 	$(STAMP) swift test
 	$(SWIFT) test --skip-build
@@ -63,6 +65,7 @@ screenshots: build
 system-test: build test-deps
 	$(STAMP) offscreen check
 	python3 scripts/offscreen-check.py --binary $(BIN)
+	$(MAKE) --no-print-directory fleet-test
 	$(STAMP) x86 virtual boards
 	python3 images/virtual-board/test_system.py --binary $(BIN)
 	$(STAMP) display board
@@ -71,6 +74,13 @@ system-test: build test-deps
 	$(STAMP) Debian packages
 	$(SUDO) scripts/deb.sh all $(BIN) $(ARM64_BIN) $(DEB_OUT)
 	$(SUDO) scripts/deb.sh test-all $(DEB_OUT) $(DEB_TEST_ARCHES)
+
+# The fleet's server side without a board: goosebit (PyPI, a virtualenv cached in
+# /var/cache/boardwalk/fleet) and the cabinet's report after a rollback against it
+# (images/fleet/test_fleet_server.py; 4 s once goosebit is cached).
+fleet-test: test-deps
+	$(STAMP) fleet server
+	python3 images/fleet/test_fleet_server.py
 
 # The kiosk for arm64 boards (Debian 13 / Raspberry Pi OS trixie), built here with Debian's
 # Swift 6.0.3 (images/arm64/build.sh; the toolchain roots are cached in /var/cache/boardwalk).

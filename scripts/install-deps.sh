@@ -15,9 +15,11 @@ build="pkg-config libdrm-dev libevdev-dev libasound2-dev libpixman-1-dev libfree
 # and OVMF (the disk boot), mtools, dosfstools and fdisk (the disk built without loop devices);
 # tesseract reads the version off the operator menu's screendump after an update.
 # device-tree-compiler: the Pi display overlays (dtc -@, fdtoverlay; images/rpi/test_overlays.py).
+# prometheus: promtool for the fleet's alert rules' tests (fleet/prometheus/); python3-venv:
+# goosebit's virtualenv (images/fleet/goosebit_server.py).
 test="$build unicode-cldr-core sox python3-numpy qemu-system-x86 mmdebstrap cpio kmod binutils systemd busybox-static
       rauc squashfs-tools grub-efi-amd64-bin grub-common ovmf mtools dosfstools fdisk e2fsprogs openssl
-      tesseract-ocr tesseract-ocr-eng device-tree-compiler reprepro gnupg"
+      tesseract-ocr tesseract-ocr-eng device-tree-compiler reprepro gnupg prometheus python3-venv"
 # The bench's peer (bench/peers/sdl2-peer.c): SDL2 and its text and PNG companions; llvm-19
 # for llvm-mca (scripts/kernel-cycles.py: the copy kernels' cycles on a Pi's core model;
 # 19, in bookworm and trixie, is the first there with a model of the Pi 5's core).

@@ -75,6 +75,8 @@ public struct Config: Sendable {
         // A secret's value is never repeated into the journal, not even a refused one.
         let shown = Settings.secretKeys.contains(entry.key) ? "(not shown)" : entry.value
         let place = entry.line == nil ? "\(entry.key)=\(shown)" : "\(entry.key) = \(shown)"
+        // [fleet] is the fleet updater's (images/fleet/boardwalk-fleet), in the same file.
+        if section == "fleet" { return nil }
         guard Settings.sections.contains(section) else {
             return .init(.warning, origin: entry.origin, line: entry.line,
                          "unknown section [\(section)] (key \(name)); ignored")

@@ -341,6 +341,8 @@ public final class Kiosk {
                  highScoreDeadline, continuing?.scene.deadline, panelDeadline, metrics?.nextDeadline,
                  pinCheckDeadline, usbSticks.nextLook].compactMap { $0 }
         if case .attract = mode { d.append(attractStarted + Double(settings.kiosk.attractSecondsPerGame)) }
+        // The untouched menu turns idle for the activity file.
+        if mode == .menu, metrics != nil, lastInput + Kiosk.idleMenuSeconds > now { d.append(lastInput + Kiosk.idleMenuSeconds) }
         return d.min()
     }
 

@@ -74,9 +74,27 @@ extension Kiosk {
 
     /// From `tick`: the metrics file, when a minute has passed since the last one.
     func tickMetrics(now: Double) {
+        metrics?.writeActivity(activity(now: now), now: now)
         guard let metrics, now >= metrics.nextDeadline else { return }
         let cpu = cpuClock()
         figures.closeWindow(now: now, cpuSeconds: cpu)
         metrics.writeIfDue(now: now) { metricsSnapshot(now: now, cpuSeconds: cpu).text }
+    }
+}
+
+extension Kiosk {
+    /// Seconds of an untouched menu that count as idle (also with the attract mode off).
+    static let idleMenuSeconds = 120.0
+
+    /// `boardwalk_activity`'s state: whether a reboot now would interrupt anyone.
+    func activity(now: Double) -> String {
+        switch mode {
+        case .attract: return "idle"
+        case .closed: return "closed"
+        case .pin, .operatorMenu, .calibration: return "service"
+        case .menu where isClosed: return "closed"
+        case .menu where now - lastInput >= Kiosk.idleMenuSeconds: return "idle"
+        default: return isClosed ? "closed" : "play"
+        }
     }
 }

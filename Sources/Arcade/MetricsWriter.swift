@@ -51,4 +51,27 @@ final class MetricsWriter {
         writes += 1
         return true
     }
+
+    /// The activity file: one gauge, `boardwalk_activity{state}`, rewritten the moment the
+    /// state changes (not once a minute): the fleet's reboot after an update waits for
+    /// "idle" or "closed" in it (`images/fleet/boardwalk-fleet-reboot`), and a scrape sees it.
+    static let activityFileName = "boardwalk-activity.prom"
+    var activityPath: String { directory + "/" + Self.activityFileName }
+    private(set) var writtenActivity: String?
+    /// A failed write is tried again no sooner than this.
+    private var activityRetryAt = -Double.infinity
+
+    func writeActivity(_ state: String, now: Double) {
+        guard state != writtenActivity, now >= activityRetryAt else { return }
+        var m = MetricsText()
+        m.family("boardwalk_activity", .gauge,
+                 "What the cabinet is doing: play (someone at it), idle (the attract mode, or the menu untouched for 2 minutes), closed (outside the opening hours), service (the operator menu).")
+        m.sample("boardwalk_activity", [("state", state)], 1)
+        do {
+            try Files.writeAtomically(activityPath, bytes: Array(m.text.utf8), mode: 0o644, durable: false, exactMode: true)
+            writtenActivity = state
+        } catch {
+            activityRetryAt = now + Self.interval  // the metrics file's write says why, once
+        }
+    }
 }

@@ -121,6 +121,17 @@ final class ConfigTests: XCTestCase {
         XCTAssertFalse(logged.contains { $0.contains("2468") }, "the journal never shows a PIN")
     }
 
+    func testTheFleetSectionIsTheUpdatersAndSaysNothing() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let conf = dir + "/boardwalk.conf"
+        try writeFile(conf, "[fleet]\nserver = http://fleet.example:8080\ntoken = s3cret-token\n[audio]\nvolume = 40\n")
+        var options = CommandLineOptions()
+        options.configPath = conf
+        let config = Config.load(options)
+        XCTAssertTrue(config.diagnostics.isEmpty, "no unknown-section warning, and the token never reaches the journal: \(config.diagnostics)")
+        XCTAssertEqual(config.settings.audio.volume, 40)
+    }
+
     func testMissingFileIsANoticeAndDefaults() {
         var options = CommandLineOptions()
         options.configPath = "/nonexistent/boardwalk.conf"

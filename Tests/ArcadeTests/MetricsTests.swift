@@ -268,4 +268,36 @@ final class MetricsTests: XCTestCase {
         XCTAssertNotNil(s.apply(key: "metrics.exporter_port", value: "70000"))
         XCTAssertEqual(s.value(for: "metrics.exporter_port"), "9100")
     }
+
+    func testTheActivityFileFollowsTheCabinetAtOnce() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let (runner, _) = try runner(metricsDir: dir)
+        let path = dir + "/boardwalk-activity.prom"
+        func state() throws -> String? {
+            try ParsedMetrics(try XCTUnwrap(readFile(path))).samples.keys.first { $0.hasPrefix("boardwalk_activity{") }
+        }
+        XCTAssertEqual(try state(), "boardwalk_activity{state=play}", "just started: someone may be there")
+        runner.advance(30, step: 1)
+        XCTAssertEqual(try state(), "boardwalk_activity{state=play}")
+        runner.advance(40, step: 1)
+        XCTAssertEqual(try state(), "boardwalk_activity{state=idle}", "the attract mode (after a minute untouched by default)")
+        // The first touch only wakes the attract mode (or the panel); the next one is a player's.
+        runner.tap([(100, 100)])
+        runner.tap([(100, 100)])
+        XCTAssertEqual(try state(), "boardwalk_activity{state=play}", "touched: at once, without waiting for the minute's write")
+        XCTAssertEqual(Files.listDirectory(dir).sorted(), ["boardwalk-activity.prom", "boardwalk.prom"])
+    }
+
+    func testWithoutTheAttractModeTwoUntouchedMinutesAreIdle() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let (runner, _) = try makeRunner(self, configure: { s in
+            s.metrics.textfileDir = dir
+            s.kiosk.menuToAttractSeconds = 0
+        })
+        let path = dir + "/boardwalk-activity.prom"
+        runner.advance(110, step: 1)
+        XCTAssertEqual(readFile(path)?.contains("state=\"play\""), true)
+        runner.advance(15, step: 1)
+        XCTAssertEqual(readFile(path)?.contains("state=\"idle\""), true, "the untouched menu, with no attract mode")
+    }
 }

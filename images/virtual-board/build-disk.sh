@@ -24,6 +24,7 @@ export BOARDWALK_RAUC_DEV_KEYS=1
 source "$HERE/../lib.sh"
 source "$HERE/test-image.sh"
 source "$HERE/../rauc.sh"
+source "$HERE/../fleet/fleet.sh"
 
 bin=${1:?usage: build-disk.sh [--bundle-only] BINARY OUTDIR [TESTDATA_DIR]}
 out=${2:?usage: build-disk.sh [--bundle-only] BINARY OUTDIR [TESTDATA_DIR]}
@@ -42,12 +43,15 @@ version=$(bw_image_version)
 # The board's modules (build.sh's list) and what updates need: loop, squashfs and
 # dm-verity (mounting a bundle), vfat and its code pages (the ESP, a USB stick), and a USB
 # stick itself (xHCI, mass storage, SCSI disks); the board's hardware watchdog (QEMU's
-# i6300esb, which systemd feeds: RuntimeWatchdogSec).
+# i6300esb, which systemd feeds: RuntimeWatchdogSec); virtio_net: the exporter and the fleet.
 modules="virtio_gpu virtio_input snd_intel8x0 uinput virtio_console evdev virtio_pci virtio_blk ext4
-         loop squashfs dm_verity vfat nls_cp437 nls_ascii nls_utf8 xhci_pci usb_storage sd_mod i6300esb"
+         loop squashfs dm_verity vfat nls_cp437 nls_ascii nls_utf8 xhci_pci usb_storage sd_mod i6300esb virtio_net"
 kdir=$(bw_kernel "$BW_SUITE" "$arch" $modules)
 kver=$(cat "$kdir/version")
-tar=$(bw_root_tar "$arch" "$BW_IMAGES/packages.txt" "$BW_IMAGES/packages-test.txt" "$BW_IMAGES/packages-rauc.txt" grub-common)
+# The fleet updater (images/fleet/) where the suite's libraries run Debian's package.
+fleet_pkgs=""
+bw_fleet_supported "$BW_SUITE" && fleet_pkgs=$BW_FLEET_DIR/packages.txt
+tar=$(bw_root_tar "$arch" "$BW_IMAGES/packages.txt" "$BW_IMAGES/packages-test.txt" "$BW_IMAGES/packages-rauc.txt" grub-common $fleet_pkgs)
 keys=$(bw_rauc_keys)
 cmdline=$(bw_cmdline "$profile")
 
@@ -127,7 +131,8 @@ EOF
 
 # --- the cached root: Debian + modules + system files + RAUC + test helpers + kernel.
 key=$(bw_key "$tar" "$kver" "$kdir/vmlinuz" "$keys/keyring.pem" "$BW_IMAGES/lib.sh" "$BW_IMAGES/rauc.sh" "$0" \
-      "$BW_REPO"/systemd/* "$HERE"/guest/* "$HERE/test-image.sh" "$(command -v busybox)" "$cmdline")
+      "$BW_REPO"/systemd/* "$HERE"/guest/* "$HERE/test-image.sh" "$(command -v busybox)" "$cmdline" \
+      ${fleet_pkgs:+"$BW_FLEET_DIR"/*})
 base=$BW_CACHE/diskroot-$arch-$key.tar
 if [ ! -s "$base" ]; then
     bw_log "disk root: packing $(basename "$base")"
@@ -145,6 +150,7 @@ if [ ! -s "$base" ]; then
     install -m 0644 "$kdir/vmlinuz" "$tmp/boot/vmlinuz"
     make_initramfs "$tmp/boot/initrd.img"
     vb_test_image "$tmp" "$HERE/guest"
+    [ -z "$fleet_pkgs" ] || bw_fleet_install "$tmp" "$arch"
     # The root is the slot, mounted read-only by the initramfs (no line here). The ESP holds
     # GRUB's environment (RAUC writes it) and the slot check's record; the state disk is
     # found by its label (make_state_disk's bw-state): a copy of it on a stick ranks below

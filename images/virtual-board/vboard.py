@@ -328,8 +328,12 @@ def free_port():
 
 class VirtualBoard:
     def __init__(self, workdir, kernel, initrd, cmdline, display="none", memory_mb=1536, state_disk="auto",
-                 arch="amd64", boot_disk=None, disks=(), usb_sticks=(), state_log=None):
+                 arch="amd64", boot_disk=None, disks=(), usb_sticks=(), state_log=None, guestfwd=()):
         self.arch = arch
+        # guestfwd: (port, host port) pairs: the guest's connections to 10.0.2.100:port go to
+        # 127.0.0.1:host port on this machine (the fleet's server, fleet_check.py); nothing
+        # else outside is reachable (restrict=on).
+        self.guestfwd = list(guestfwd)
         # The node exporter's port in the guest ([metrics] exporter_port of the profile), and
         # the host port QEMU's user network forwards to it (127.0.0.1 only); None without one.
         port = profile_value(arch, "metrics", "exporter_port")
@@ -431,7 +435,9 @@ class VirtualBoard:
         ] + boot + self.state_drive() + (
             # A network card on QEMU's user network, closed to the outside (restrict=on): only
             # the exporter's port is reachable, from this machine.
-            ["-netdev", f"user,id=net0,restrict=on,hostfwd=tcp:127.0.0.1:{self.exporter_host_port}-:{self.exporter_port}",
+            ["-netdev", f"user,id=net0,restrict=on,hostfwd=tcp:127.0.0.1:{self.exporter_host_port}-:{self.exporter_port}"
+             + "".join(f",guestfwd=tcp:10.0.2.100:{port}-cmd:{os.path.join(HERE, 'tcp-relay.py')} {host}"
+                       for port, host in self.guestfwd),
              "-device", "virtio-net-pci,netdev=net0"] if self.exporter_port else [])
 
     def state_drive(self):
