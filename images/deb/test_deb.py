@@ -7,8 +7,9 @@ and is purged again; then OLD is installed and checked (user, PIN hash, enabled 
 masks, conffiles, files, the binary runs), upgraded to NEW (the PIN, the operator's edits
 and the kiosk's coins and scores kept), removed (tty1's getty back, config and state
 kept) and purged (both gone), and the root is then as it was before that install: file
-list, modes, owners and contents (what piuparts checks). Prints what it checked and `N passed, 0 failed`."""
-import argparse, hashlib, os, re, shutil, subprocess, sys, tempfile, time
+list, modes, owners and contents (what piuparts checks). Prints what it checked and `N passed, 0 failed`
+(images/results.py)."""
+import argparse, hashlib, os, re, shutil, subprocess, sys, tempfile
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--arch", required=True)
@@ -20,22 +21,11 @@ ap.add_argument("--apt-cache", help="a directory kept between runs for the root'
 ap.add_argument("--keep", action="store_true", help="keep the root (for a look after a failure)")
 args = ap.parse_args()
 
-passed = 0
-t0 = time.time()
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from results import Results  # noqa: E402
 
-
-def log(msg):
-    print(f"[deb-test {args.arch} {time.time() - t0:5.0f}s] {msg}", flush=True)
-
-
-def check(cond, what):
-    global passed
-    if not cond:
-        log(f"FAIL: {what}")
-        print(f"{passed} passed, 1 failed")
-        sys.exit(1)
-    passed += 1
-    log(f"ok: {what}")
+results = Results(f"deb-test {args.arch}")
+log, check = results.log, results.check
 
 
 work = tempfile.mkdtemp(prefix=f"deb-test-{args.arch}-", dir="/var/tmp")
@@ -138,6 +128,8 @@ try:
     pulled = sorted(p for p in re.findall(r"^Setting up (\S+?)(?::\S+)? ", out, re.M) if p != "boardwalk")
     check(len(pulled) > 0, f"apt pulled {len(pulled)} dependencies from the archive: {' '.join(pulled)}")
     check("usage: boardwalk" in run("boardwalk --help", user="boardwalk"), "the binary runs (boardwalk --help, as its user)")
+    # No IMAGE_VERSION on a stock system: the kiosk shows and reports the package's version.
+    check(run("boardwalk --version", user="boardwalk").strip() == newv, f"the kiosk's version is the package's ({newv})")
     run("apt-get purge -y boardwalk")
 
     # --- install, upgrade, remove, purge; afterwards the root must be as it was here
@@ -149,6 +141,7 @@ try:
     pins = re.findall(r"boardwalk: operator PIN: (\d+)", out)
     check(len(pins) == 1, "a random operator PIN is shown once")
     pin = pins[0]
+    check(run("boardwalk --version", user="boardwalk").strip() == oldv, f"the kiosk's version is {oldv}")
 
     passwd = run("getent passwd boardwalk").strip().split(":")
     check(passwd[0] == "boardwalk" and passwd[6] in ("/usr/sbin/nologin", "/sbin/nologin") and int(passwd[2]) < 1000,
@@ -200,6 +193,7 @@ try:
     # --- upgrade ---
     out = run(f"apt-get install -y --no-install-recommends -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold {new}")
     check(run("dpkg-query -W -f='${Version}' boardwalk") == newv, f"upgraded to {newv}")
+    check(run("boardwalk --version", user="boardwalk").strip() == newv, f"the kiosk's version: {oldv} before, {newv} now")
     check("operator PIN:" not in out, "the upgrade shows no new PIN")
     check(fileof("/etc/boardwalk/boardwalk.conf") == conf, "the upgrade keeps boardwalk.conf (PIN hash, the operator's volume)")
     check(fileof("/etc/boardwalk/board.conf") == board, "the upgrade keeps board.conf")
@@ -257,7 +251,7 @@ try:
         books = run("boardwalk bookkeeping --state-dir /var/lib/boardwalk", user="boardwalk")
         check(re.search(r"^coins: 12$", books, re.M) and fileof("/var/lib/boardwalk/scores") == "2048.5x5=2048\n",
               "the upgrade from the repository keeps the coins and scores")
-    print(f"{passed} passed, 0 failed")
+    results.summary()
 finally:
     if args.keep:
         log(f"root kept: {root}")
