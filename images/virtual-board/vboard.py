@@ -647,7 +647,18 @@ class VirtualBoard:
         if self._serial_in is None:
             self._serial_in = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             self._serial_in.connect(self.serial_sock)
+            # The guest's output comes here too (and to the log): read and dropped, or the
+            # socket's buffer fills (a skb per byte the UART sends) and the console stalls.
+            threading.Thread(target=self._drain_serial, args=(self._serial_in,), daemon=True).start()
         self._serial_in.sendall(text.encode())
+
+    @staticmethod
+    def _drain_serial(sock):
+        try:
+            while sock.recv(65536):
+                pass
+        except OSError:
+            pass
 
     def wait_serial(self, pattern, timeout):
         deadline = time.monotonic() + timeout
