@@ -77,6 +77,9 @@ class Console:
         if not vb.wait_serial(r"Password: *$", 60)[0]:
             return False
         vb.type_serial(ROOT_PASSWORD + "\n")
+        # Typed only at the prompt: login discards what was typed ahead.
+        if not vb.wait_serial(r"root@cabinet:[^\n]*# *$", 120)[0]:
+            return False
         return self.run("true", 120)[0] == 0
 
     def run(self, command, timeout):
@@ -88,10 +91,11 @@ class Console:
         # The typed line holds `$?`, the output its value: only the output matches.
         vb.type_serial(f"{command}; echo \"{mark}$?@@\"\n")
         m, _ = vb.wait_serial(re.escape(mark) + r"(\d+)@@", timeout)
-        text = vb.serial()[start:]
+        # Without the terminal's codes (bash's bracketed-paste switch starts each output) and CRs.
+        text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", vb.serial()[start:]).replace("\r", "")
         if not m:
             return None, text
-        end = text.find(m.group(0))
+        end = text.find(m.group(0).replace("\r", ""))
         return int(m.group(1)), text[:end] if end >= 0 else text
 
 
@@ -117,7 +121,7 @@ def upgrade(menu):
     check(rc == 0 and re.search(r"Setting up boardwalk \(" + re.escape(args.new), out) is not None,
           f"apt-get upgrade from http://10.0.2.2:{port}/ (signed) installed {args.new} (exit {rc})")
     _, out = con.run("dpkg-query -W -f='${Version}\\n' boardwalk", 60)
-    check(re.search(r"^" + re.escape(args.new) + r"\r?$", out, re.M) is not None, f"dpkg: boardwalk {args.new}")
+    check(re.search(r"^" + re.escape(args.new) + r"$", out, re.M) is not None, f"dpkg: boardwalk {args.new}")
     # The postinst restarts a running kiosk: a new process, whose journal line has the new version.
     deadline = time.monotonic() + 180
     while True:
@@ -130,8 +134,8 @@ def upgrade(menu):
     again = on_screen("upgraded", 180)
     check(again is not None, "the kiosk is back on the screen (run/upgraded.png)")
     _, books = con.run("boardwalk bookkeeping --state-dir /var/lib/boardwalk; cat /var/lib/boardwalk/scores", 120)
-    check(re.search(r"^coins: 7\r?$", books, re.M) and re.search(r"^credits_left: 3\r?$", books, re.M)
-          and re.search(r"^2048\.4x4=1234\r?$", books, re.M),
+    check(re.search(r"^coins: 7$", books, re.M) and re.search(r"^credits_left: 3$", books, re.M)
+          and re.search(r"^2048\.best\.4x4=1234$", books, re.M),
           "the upgrade kept the coins, the credits and the score (boardwalk bookkeeping, /var/lib/boardwalk/scores)")
 
 
