@@ -203,7 +203,7 @@ cmd_stock_board() {
         ln -sf /usr/lib/systemd/system/systemd-networkd.service "$root/etc/systemd/system/multi-user.target.wants/"
         echo "root:${BOARDWALK_STOCK_ROOT_PASSWORD:-boardwalk-stock}" | chroot "$root" chpasswd
         in_root "$root" setpriv --reuid=boardwalk --regid=boardwalk --init-groups sh -ec \
-            "printf 'coins=7\\ncredits.balance=3\\n' > /var/lib/boardwalk/counters; printf '2048.best.4x4=1234\\n' > /var/lib/boardwalk/scores"
+            "printf 'coins=7\\ncredits.balance=3\\n' > /var/lib/boardwalk/counters; printf '2048.best.5x5=1234\\n' > /var/lib/boardwalk/scores"
     fi
     cp -L "$root/vmlinuz" "$work/vmlinuz" 2>/dev/null || cp "$root"/boot/vmlinuz-* "$work/vmlinuz"
     cp -L "$root/initrd.img" "$work/initrd" 2>/dev/null || cp "$root"/boot/initrd.img-* "$work/initrd"

@@ -135,7 +135,7 @@ def upgrade(menu):
     check(again is not None, "the kiosk is back on the screen (run/upgraded.png)")
     _, books = con.run("boardwalk bookkeeping --state-dir /var/lib/boardwalk; cat /var/lib/boardwalk/scores", 120)
     check(re.search(r"^coins: 7$", books, re.M) and re.search(r"^credits_left: 3$", books, re.M)
-          and re.search(r"^2048\.best\.4x4=1234$", books, re.M),
+          and re.search(r"^2048\.best\.5x5=1234$", books, re.M),
           "the upgrade kept the coins, the credits and the score (boardwalk bookkeeping, /var/lib/boardwalk/scores)")
 
 
