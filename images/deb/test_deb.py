@@ -180,7 +180,7 @@ try:
 
     # The kiosk's state and the operator's edits, which an upgrade must keep.
     run("printf 'coins=7\\ncredits.balance=3\\n' > /var/lib/boardwalk/counters && "
-        "printf '2048.4x4=1234\\n' > /var/lib/boardwalk/scores", user="boardwalk")
+        "printf '2048.best.5x5=1234\\n' > /var/lib/boardwalk/scores", user="boardwalk")
     books = run("boardwalk bookkeeping --state-dir /var/lib/boardwalk", user="boardwalk")
     check(re.search(r"^coins: 7$", books, re.M) is not None, "the kiosk's books read coins: 7")
     with open(root + "/etc/boardwalk/boardwalk.conf", "a") as f:
@@ -200,7 +200,7 @@ try:
     check("# the operator's note" in fileof("/etc/systemd/logind.conf.d/boardwalk-lockdown.conf"), "the upgrade keeps an edited conffile")
     books = run("boardwalk bookkeeping --state-dir /var/lib/boardwalk", user="boardwalk")
     check(re.search(r"^coins: 7$", books, re.M) and re.search(r"^credits_left: 3$", books, re.M)
-          and fileof("/var/lib/boardwalk/scores") == "2048.4x4=1234\n", "the upgrade keeps coins, credits and scores")
+          and fileof("/var/lib/boardwalk/scores") == "2048.best.5x5=1234\n", "the upgrade keeps coins, credits and scores")
     check(run("systemctl is-enabled boardwalk.service", check_rc=False).strip() == "enabled", "still enabled after the upgrade")
 
     # --- remove: the console back; config and state kept ---
@@ -235,7 +235,7 @@ try:
         # `apt-get update && apt-get upgrade` brings NEW and keeps the coins and scores ---
         shutil.copytree(args.repo, root + "/repo")
         run(f"apt-get install -y --no-install-recommends {old}")
-        run("printf 'coins=12\\n' > /var/lib/boardwalk/counters && printf '2048.5x5=2048\\n' > /var/lib/boardwalk/scores",
+        run("printf 'coins=12\\n' > /var/lib/boardwalk/counters && printf '2048.best.4x4=2048\\n' > /var/lib/boardwalk/scores",
             user="boardwalk")
         src = "deb [signed-by=/usr/share/keyrings/boardwalk-archive-keyring.gpg] file:/repo trixie main\n"
         with open(root + "/etc/apt/sources.list.d/boardwalk.list", "w") as f:
@@ -249,7 +249,7 @@ try:
         out = run("apt-get upgrade -y")
         check(run("dpkg-query -W -f='${Version}' boardwalk") == newv, f"apt-get upgrade: {oldv} -> {newv} from the repository")
         books = run("boardwalk bookkeeping --state-dir /var/lib/boardwalk", user="boardwalk")
-        check(re.search(r"^coins: 12$", books, re.M) and fileof("/var/lib/boardwalk/scores") == "2048.5x5=2048\n",
+        check(re.search(r"^coins: 12$", books, re.M) and fileof("/var/lib/boardwalk/scores") == "2048.best.4x4=2048\n",
               "the upgrade from the repository keeps the coins and scores")
     results.summary()
 finally:
