@@ -4,7 +4,7 @@
 #   scripts/deb.sh all AMD64_BIN ARM64_BIN OUTDIR   both packages, then lint (make deb)
 #   scripts/deb.sh test-all OUTDIR [ARCH...]  each package's test (or ARCHes'), upgrading from its
 #                                             VERSION~prev (by file and from out/deb/apt-repo),
-#                                             and the stock board (make deb-test)
+#                                             and its stock board (make deb-test)
 #   scripts/deb.sh build ARCH BINARY OUTDIR   boardwalk_VERSION_ARCH.deb from debian/ with
 #                                             dpkg-buildpackage in a Debian 13 amd64 root
 #                                             (arm64: a cross build with trixie's arm64
@@ -15,9 +15,13 @@
 #   scripts/deb.sh apt-repo OUTDIR DEB...     a signed apt repository of DEBs (reprepro; the
 #                                             key: $BOARDWALK_APT_GNUPGHOME, else a development
 #                                             key in the cache) (make apt-repo)
-#   scripts/deb.sh stock-board DEB WORKDIR    a stock Debian 13 amd64 system with only DEB
-#                                             installed (apt), as a disk, kernel and initrd
-#                                             for the x86 virtual board (test_stock_board.py)
+#   scripts/deb.sh stock-board DEB WORKDIR [REPO]  a stock Debian 13 system of DEB's
+#                                             architecture with only DEB installed (apt), as a
+#                                             disk, kernel and initrd for the virtual board;
+#                                             with REPO, that repository its apt source
+#   scripts/deb.sh stock-test OUTDIR ARCH     ARCH's VERSION~prev on a stock board, booted
+#                                             (test_stock_board.py), upgraded with apt from
+#                                             OUTDIR/apt-repo over HTTP
 #   scripts/deb.sh test ARCH NEW.deb OLD.deb [REPO]  images/deb/test_deb.py in a fresh
 #                                             Debian 13 root of ARCH (arm64 under qemu-user):
 #                                             apt install, upgrade from OLD, remove, purge,
@@ -134,30 +138,38 @@ test_root() {
     echo "$out"
 }
 
-# stock_root: a stock Debian 13 amd64 system's tar (images/deb/stock-packages.txt: systemd,
-# udev, Debian's kernel and initramfs), cached.
+# stock_root ARCH: a stock Debian 13 system's tar (images/deb/stock-packages.txt: systemd,
+# udev, Debian's kernel and initramfs; arm64's made under qemu-user), cached.
 stock_root() {
-    local pkgs key out
+    local arch=$1 pkgs key out
     pkgs=$(bw_list "$DEB/stock-packages.txt")
-    key=$(bw_key "$SUITE" amd64 "$pkgs" "deb-stock-root-v1")
-    out=$BW_CACHE/stockroot-$SUITE-amd64-$key.tar
+    pkgs=${pkgs//@ARCH@/$arch}
+    key=$(bw_key "$SUITE" "$arch" "$pkgs" "deb-stock-root-v1")
+    out=$BW_CACHE/stockroot-$SUITE-$arch-$key.tar
     if [ -s "$out" ]; then touch "$out"; echo "$out"; return; fi
-    log "stock root: mmdebstrap $SUITE amd64 ($pkgs)"
-    mmdebstrap --variant=minbase --architecture=amd64 --include="$pkgs" \
+    bw_foreign_arch "$arch"
+    log "stock root: mmdebstrap $SUITE $arch ($pkgs)"
+    mmdebstrap --variant=minbase --architecture="$arch" --include="$pkgs" \
         --aptopt='APT::Install-Recommends "false"' \
         "$SUITE" "$out.part.tar" "deb http://deb.debian.org/debian $SUITE main" >&2
     mv "$out.part.tar" "$out"
-    find "$BW_CACHE" -maxdepth 1 -name "stockroot-$SUITE-amd64-*.tar" ! -name "$(basename "$out")" -delete
+    find "$BW_CACHE" -maxdepth 1 -name "stockroot-$SUITE-$arch-*.tar" ! -name "$(basename "$out")" -delete
     echo "$out"
 }
 
-# cmd_stock_board DEB WORKDIR: the stock system, then `apt install ./DEB` in it (the PIN
-# preseeded from $BOARDWALK_STOCK_PIN), as someone with a Debian 13 PC would; then its
-# root file system as a raw ext4 disk (mke2fs -d: no loop devices) and its own kernel and
-# initramfs, booted on the x86 virtual board by images/deb/test_stock_board.py.
+# cmd_stock_board DEB WORKDIR [REPO]: the stock system of DEB's architecture, then
+# `apt install ./DEB` in it (the PIN preseeded from $BOARDWALK_STOCK_PIN), as someone with
+# a Debian 13 PC or a Pi would; then its root file system as a raw ext4 disk (mke2fs -d:
+# no loop devices) and its own kernel and initramfs, booted on the virtual board by
+# images/deb/test_stock_board.py. With REPO (an apt-repo directory), the board is one a
+# venue runs: the network on DHCP (systemd-networkd), the repository served from this
+# machine (QEMU's user network: 10.0.2.2 is the host) as its only apt source, signed-by
+# its key, a root password for the serial console ($BOARDWALK_STOCK_ROOT_PASSWORD), and
+# coins and a score in the kiosk's state; the repository's URL goes to WORKDIR/repo-url.
 cmd_stock_board() {
-    local deb=$1 work=$2 tar root cache
-    tar=$(stock_root)
+    local deb=$1 work=$2 repo=${3:-} arch tar root cache port
+    arch=$(dpkg-deb -f "$deb" Architecture)
+    tar=$(stock_root "$arch")
     rm -rf "$work"; mkdir -p "$work/root"
     root=$work/root
     tar -xf "$tar" -C "$root"
@@ -165,24 +177,39 @@ cmd_stock_board() {
     echo "/dev/vda / ext4 rw,errors=remount-ro 0 1" > "$root/etc/fstab"
     echo cabinet > "$root/etc/hostname"
     mkdir -p "$root/debs"; cp "$deb" "$root/debs/"
-    cache=$BW_CACHE/test-apt-$SUITE-amd64
+    cache=$BW_CACHE/test-apt-$SUITE-$arch
     mkdir -p "$cache/lists/partial" "$cache/archives/partial"
     unshare -m --propagation private sh -ec '
         root=$1 cache=$2 deb=$3 pin=$4
         for d in proc sys dev; do mount --rbind "/$d" "$root/$d"; done
         mount --bind "$cache/lists" "$root/var/lib/apt/lists"
         mount --bind "$cache/archives" "$root/var/cache/apt/archives"
-        chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LC_ALL=C.UTF-8             DEBIAN_FRONTEND=noninteractive sh -ec "
+        chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LC_ALL=C.UTF-8 \
+            DEBIAN_FRONTEND=noninteractive sh -ec "
                 apt-get update -qq
                 echo \"boardwalk boardwalk/operator-pin password $pin\" | debconf-set-selections
                 apt-get install -y --no-install-recommends /debs/$(basename "$deb")"
     ' stock "$root" "$cache" "$deb" "${BOARDWALK_STOCK_PIN:-480721}" >&2
     rm -rf "$root/debs" "$root/etc/resolv.conf"
+    if [ -n "$repo" ]; then
+        # The host's port for the repository, fixed in the board's sources.list.
+        port=${BOARDWALK_STOCK_REPO_PORT:-$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}
+        echo "http://10.0.2.2:$port/" > "$work/repo-url"
+        rm -f "$root/etc/apt/sources.list" "$root"/etc/apt/sources.list.d/*
+        install -m 0644 "$repo/boardwalk-archive-keyring.gpg" "$root/usr/share/keyrings/"
+        echo "deb [signed-by=/usr/share/keyrings/boardwalk-archive-keyring.gpg] http://10.0.2.2:$port/ $SUITE main" \
+            > "$root/etc/apt/sources.list.d/boardwalk.list"
+        printf '[Match]\nName=en*\n\n[Network]\nDHCP=yes\n' > "$root/etc/systemd/network/20-wired.network"
+        ln -sf /usr/lib/systemd/system/systemd-networkd.service "$root/etc/systemd/system/multi-user.target.wants/"
+        echo "root:${BOARDWALK_STOCK_ROOT_PASSWORD:-boardwalk-stock}" | chroot "$root" chpasswd
+        in_root "$root" setpriv --reuid=boardwalk --regid=boardwalk --init-groups sh -ec \
+            "printf 'coins=7\\ncredits.balance=3\\n' > /var/lib/boardwalk/counters; printf '2048.best.5x5=1234\\n' > /var/lib/boardwalk/scores"
+    fi
     cp -L "$root/vmlinuz" "$work/vmlinuz" 2>/dev/null || cp "$root"/boot/vmlinuz-* "$work/vmlinuz"
     cp -L "$root/initrd.img" "$work/initrd" 2>/dev/null || cp "$root"/boot/initrd.img-* "$work/initrd"
     mke2fs -q -t ext4 -L root -d "$root" "$work/disk.img" "$(( $(du -sm "$root" | cut -f1) + 512 ))M"
     rm -rf "$root"
-    log "stock board: $work/disk.img, $work/vmlinuz, $work/initrd"
+    log "stock board ($arch): $work/disk.img, $work/vmlinuz, $work/initrd"
 }
 
 # apt_key: the GnuPG home whose secret key signs the apt repository. $BOARDWALK_APT_GNUPGHOME
@@ -225,6 +252,8 @@ SignWith: $fpr
 EOF2
     GNUPGHOME=$gnupg reprepro -b "$out" --silent includedeb trixie "$@" >&2
     gpg --homedir "$gnupg" --export "$fpr" > "$out/boardwalk-archive-keyring.gpg"
+    # The agent signing started for the development key would outlive the build.
+    [ -n "${BOARDWALK_APT_GNUPGHOME:-}" ] || gpgconf --homedir "$gnupg" --kill gpg-agent 2>/dev/null || true
     rm -rf "$out/conf" "$out/db"
     log "apt repository $out (key $fpr): $(cd "$out" && find pool -name '*.deb' | sort | tr '\n' ' ')"
 }
@@ -236,8 +265,8 @@ cmd_test() {
         ${4:+--repo "$4"} --apt-cache "$BW_CACHE/test-apt-$SUITE-$arch"
 }
 
-# cmd_previous DEB OUTDIR: the same package at a lower version (VERSION~prev), for the
-# upgrade test: its maintainer scripts are the ones being tested, and an upgrade runs them
+# cmd_previous DEB OUTDIR: the same package at a lower version (VERSION~prev, in its
+# control file and /usr/share/boardwalk/version), for the upgrade test: its maintainer scripts are the ones being tested, and an upgrade runs them
 # as they run between any two versions (the old prerm, the new postinst). Made by
 # dpkg-deb from DEB's own files, in seconds (a second build under qemu takes minutes).
 cmd_previous() {
@@ -247,6 +276,9 @@ cmd_previous() {
     version=$(sed -n 's/^Version: //p' "$tmp/pkg/DEBIAN/control")~prev
     arch=$(sed -n 's/^Architecture: //p' "$tmp/pkg/DEBIAN/control")
     sed -i "s/^Version: .*/Version: $version/" "$tmp/pkg/DEBIAN/control"
+    # The version the kiosk reports (debian/rules writes it), as a build at that version would.
+    echo "$version" > "$tmp/pkg/usr/share/boardwalk/version"
+    sed -i "s|^[0-9a-f]*  usr/share/boardwalk/version\$|$(cd "$tmp/pkg" && md5sum usr/share/boardwalk/version)|" "$tmp/pkg/DEBIAN/md5sums"
     mkdir -p "$outdir"
     dpkg-deb --root-owner-group -Zxz --build "$tmp/pkg" "$outdir/boardwalk_${version}_$arch.deb" >&2
     rm -rf "$tmp"
@@ -262,10 +294,23 @@ cmd_all() {
     cmd_lint "$outdir"/boardwalk_*.deb
 }
 
+# cmd_stock_test OUTDIR ARCH: ARCH's package on a stock Debian 13 system booted on the
+# virtual board, installed at its VERSION~prev, then upgraded with apt from OUTDIR/apt-repo
+# served over HTTP (images/deb/test_stock_board.py).
+cmd_stock_test() {
+    local outdir=$1 arch=$2 deb old
+    deb=$(ls "$outdir"/boardwalk_*_"$arch".deb)
+    [ -d "$outdir/apt-repo" ] || cmd_apt_repo "$outdir/apt-repo" "$outdir"/boardwalk_*.deb
+    old=$(cmd_previous "$deb" "$outdir/previous")
+    cmd_stock_board "$old" "$outdir/stock-board-$arch" "$outdir/apt-repo"
+    python3 "$DEB/test_stock_board.py" "$outdir/stock-board-$arch" --arch "$arch" --repo "$outdir/apt-repo" \
+        --old "$(dpkg-deb -f "$old" Version)" --new "$(dpkg-deb -f "$deb" Version)"
+    rm -f "$outdir/stock-board-$arch/disk.img"
+}
+
 # cmd_test_all OUTDIR [ARCH...]: each package in OUTDIR (or those of ARCHes) tested in its
-# architecture's fresh root,
-# upgraded from its VERSION~prev; then the amd64 one on a stock Debian 13 system booted on
-# the x86 virtual board (make deb-test).
+# architecture's fresh root, upgraded from its VERSION~prev, then on a stock Debian 13
+# system booted on that architecture's virtual board (make deb-test).
 cmd_test_all() {
     local outdir=$1 deb arch arches=${*:2}
     cmd_apt_repo "$outdir/apt-repo" "$outdir"/boardwalk_*.deb
@@ -273,11 +318,8 @@ cmd_test_all() {
         arch=$(dpkg-deb -f "$deb" Architecture)
         case " ${arches:-$arch} " in *" $arch "*) ;; *) log "not tested here: $deb"; continue ;; esac
         cmd_test "$arch" "$deb" "$(cmd_previous "$deb" "$outdir/previous")" "$outdir/apt-repo"
+        cmd_stock_test "$outdir" "$arch"
     done
-    deb=$(ls "$outdir"/boardwalk_*_amd64.deb)
-    cmd_stock_board "$deb" "$outdir/stock-board"
-    python3 "$DEB/test_stock_board.py" "$outdir/stock-board"
-    rm -f "$outdir/stock-board/disk.img"
 }
 
 main() {
@@ -289,9 +331,11 @@ main() {
         test) shift; [ $# = 3 ] || [ $# = 4 ] || die "usage: deb.sh test ARCH NEW.deb OLD.deb [REPO]"; cmd_test "$@" ;;
         previous) shift; [ $# = 2 ] || die "usage: deb.sh previous DEB OUTDIR"; cmd_previous "$@" ;;
         apt-repo) shift; [ $# -ge 2 ] || die "usage: deb.sh apt-repo OUTDIR DEB..."; cmd_apt_repo "$@" ;;
-        stock-board) shift; [ $# = 2 ] || die "usage: deb.sh stock-board DEB WORKDIR"; cmd_stock_board "$@" ;;
+        stock-board) shift; [ $# = 2 ] || [ $# = 3 ] || die "usage: deb.sh stock-board DEB WORKDIR [REPO]"; cmd_stock_board "$@" ;;
+        stock-test) shift; [ $# = 2 ] || die "usage: deb.sh stock-test OUTDIR ARCH"; cmd_stock_test "$@" ;;
         root) build_root ;;
         test-root) shift; test_root "$1" ;;
+        stock-root) shift; stock_root "$1" ;;
         *) die "usage: deb.sh build|lint|test ..." ;;
     esac
 }

@@ -21,6 +21,7 @@ public enum Boardwalk {
            boardwalk display-test [options]
            boardwalk sound-export DIR [NAME...]   (the built-in sounds as wav files)
            boardwalk bookkeeping [--csv] [--state-dir DIR]   (plays, play time, coins, credits, uptime...)
+           boardwalk --version   (the system's version, as the operator menu shows it)
     """
 
     /// The exit status of "Exit to console": the unit does not restart the kiosk on it
@@ -40,6 +41,9 @@ public enum Boardwalk {
             case "bookkeeping": return Bookkeeping.commandMain(Array(arguments.dropFirst()), games: GameCatalog.standard.ids)
             case "-h", "--help":
                 print(usage)
+                return 0
+            case "--version":
+                print(SystemVersion.read().version)
                 return 0
             default: break
             }

@@ -4,6 +4,9 @@ import Platform
 /// in /etc/os-release, which the image recipe writes; /usr/lib/os-release when /etc has
 /// none) and the root slot the boot loader chose (`rauc.slot=A` on the kernel command
 /// line). Logged at start, shown in the operator menu, and the metrics' build info.
+/// A system that is not our image (Raspberry Pi OS, Debian with the package) has no
+/// IMAGE_VERSION: there the version is the Debian package's, which debian/rules writes to
+/// /usr/share/boardwalk/version.
 /// Anything missing or unreadable is "unknown": a developer's machine has no slot.
 public struct SystemVersion: Equatable, Sendable {
     public static let unknown = "unknown"
@@ -21,13 +24,20 @@ public struct SystemVersion: Equatable, Sendable {
     /// leaves for the boot (the kiosk's sandbox, `ProcSubset=pid`, hides /proc/cmdline).
     public static let cmdlinePaths = ["/proc/cmdline", "/run/boardwalk-boot/kernel-cmdline"]
     public static let osReleasePaths = ["/etc/os-release", "/usr/lib/os-release"]
+    /// The Debian package's version (one line), read when os-release has no IMAGE_VERSION.
+    public static let packageVersionPaths = ["/usr/share/boardwalk/version"]
 
     /// Reads the files (the first that can be read of each list).
-    public static func read(osRelease: [String] = osReleasePaths, cmdline: [String] = cmdlinePaths) -> SystemVersion {
+    public static func read(osRelease: [String] = osReleasePaths, cmdline: [String] = cmdlinePaths,
+                            packageVersion: [String] = packageVersionPaths) -> SystemVersion {
         let release = osRelease.lazy.compactMap { try? Files.readText($0) }.first.map(parseOSRelease) ?? [:]
         let slot = cmdline.lazy.compactMap { try? Files.readText($0) }.first.flatMap(slot(fromCommandLine:))
-        return SystemVersion(version: clean(release["IMAGE_VERSION"]), imageID: clean(release["IMAGE_ID"]),
-                             slot: clean(slot))
+        var version = clean(release["IMAGE_VERSION"])
+        if version == unknown {
+            version = clean(packageVersion.lazy.compactMap { try? Files.readText($0) }.first?
+                .split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init))
+        }
+        return SystemVersion(version: version, imageID: clean(release["IMAGE_ID"]), slot: clean(slot))
     }
 
     /// A value fit for a screen, a log line and a metrics label: printable, at most 64

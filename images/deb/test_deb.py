@@ -7,8 +7,9 @@ and is purged again; then OLD is installed and checked (user, PIN hash, enabled 
 masks, conffiles, files, the binary runs), upgraded to NEW (the PIN, the operator's edits
 and the kiosk's coins and scores kept), removed (tty1's getty back, config and state
 kept) and purged (both gone), and the root is then as it was before that install: file
-list, modes, owners and contents (what piuparts checks). Prints what it checked and `N passed, 0 failed`."""
-import argparse, hashlib, os, re, shutil, subprocess, sys, tempfile, time
+list, modes, owners and contents (what piuparts checks). Prints what it checked and `N passed, 0 failed`
+(images/results.py)."""
+import argparse, hashlib, os, re, shutil, subprocess, sys, tempfile
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--arch", required=True)
@@ -20,22 +21,11 @@ ap.add_argument("--apt-cache", help="a directory kept between runs for the root'
 ap.add_argument("--keep", action="store_true", help="keep the root (for a look after a failure)")
 args = ap.parse_args()
 
-passed = 0
-t0 = time.time()
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from results import Results  # noqa: E402
 
-
-def log(msg):
-    print(f"[deb-test {args.arch} {time.time() - t0:5.0f}s] {msg}", flush=True)
-
-
-def check(cond, what):
-    global passed
-    if not cond:
-        log(f"FAIL: {what}")
-        print(f"{passed} passed, 1 failed")
-        sys.exit(1)
-    passed += 1
-    log(f"ok: {what}")
+results = Results(f"deb-test {args.arch}")
+log, check = results.log, results.check
 
 
 work = tempfile.mkdtemp(prefix=f"deb-test-{args.arch}-", dir="/var/tmp")
@@ -138,6 +128,8 @@ try:
     pulled = sorted(p for p in re.findall(r"^Setting up (\S+?)(?::\S+)? ", out, re.M) if p != "boardwalk")
     check(len(pulled) > 0, f"apt pulled {len(pulled)} dependencies from the archive: {' '.join(pulled)}")
     check("usage: boardwalk" in run("boardwalk --help", user="boardwalk"), "the binary runs (boardwalk --help, as its user)")
+    # No IMAGE_VERSION on a stock system: the kiosk shows and reports the package's version.
+    check(run("boardwalk --version", user="boardwalk").strip() == newv, f"the kiosk's version is the package's ({newv})")
     run("apt-get purge -y boardwalk")
 
     # --- install, upgrade, remove, purge; afterwards the root must be as it was here
@@ -149,6 +141,7 @@ try:
     pins = re.findall(r"boardwalk: operator PIN: (\d+)", out)
     check(len(pins) == 1, "a random operator PIN is shown once")
     pin = pins[0]
+    check(run("boardwalk --version", user="boardwalk").strip() == oldv, f"the kiosk's version is {oldv}")
 
     passwd = run("getent passwd boardwalk").strip().split(":")
     check(passwd[0] == "boardwalk" and passwd[6] in ("/usr/sbin/nologin", "/sbin/nologin") and int(passwd[2]) < 1000,
@@ -187,7 +180,7 @@ try:
 
     # The kiosk's state and the operator's edits, which an upgrade must keep.
     run("printf 'coins=7\\ncredits.balance=3\\n' > /var/lib/boardwalk/counters && "
-        "printf '2048.4x4=1234\\n' > /var/lib/boardwalk/scores", user="boardwalk")
+        "printf '2048.best.5x5=1234\\n' > /var/lib/boardwalk/scores", user="boardwalk")
     books = run("boardwalk bookkeeping --state-dir /var/lib/boardwalk", user="boardwalk")
     check(re.search(r"^coins: 7$", books, re.M) is not None, "the kiosk's books read coins: 7")
     with open(root + "/etc/boardwalk/boardwalk.conf", "a") as f:
@@ -200,13 +193,14 @@ try:
     # --- upgrade ---
     out = run(f"apt-get install -y --no-install-recommends -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold {new}")
     check(run("dpkg-query -W -f='${Version}' boardwalk") == newv, f"upgraded to {newv}")
+    check(run("boardwalk --version", user="boardwalk").strip() == newv, f"the kiosk's version: {oldv} before, {newv} now")
     check("operator PIN:" not in out, "the upgrade shows no new PIN")
     check(fileof("/etc/boardwalk/boardwalk.conf") == conf, "the upgrade keeps boardwalk.conf (PIN hash, the operator's volume)")
     check(fileof("/etc/boardwalk/board.conf") == board, "the upgrade keeps board.conf")
     check("# the operator's note" in fileof("/etc/systemd/logind.conf.d/boardwalk-lockdown.conf"), "the upgrade keeps an edited conffile")
     books = run("boardwalk bookkeeping --state-dir /var/lib/boardwalk", user="boardwalk")
     check(re.search(r"^coins: 7$", books, re.M) and re.search(r"^credits_left: 3$", books, re.M)
-          and fileof("/var/lib/boardwalk/scores") == "2048.4x4=1234\n", "the upgrade keeps coins, credits and scores")
+          and fileof("/var/lib/boardwalk/scores") == "2048.best.5x5=1234\n", "the upgrade keeps coins, credits and scores")
     check(run("systemctl is-enabled boardwalk.service", check_rc=False).strip() == "enabled", "still enabled after the upgrade")
 
     # --- remove: the console back; config and state kept ---
@@ -241,7 +235,7 @@ try:
         # `apt-get update && apt-get upgrade` brings NEW and keeps the coins and scores ---
         shutil.copytree(args.repo, root + "/repo")
         run(f"apt-get install -y --no-install-recommends {old}")
-        run("printf 'coins=12\\n' > /var/lib/boardwalk/counters && printf '2048.5x5=2048\\n' > /var/lib/boardwalk/scores",
+        run("printf 'coins=12\\n' > /var/lib/boardwalk/counters && printf '2048.best.4x4=2048\\n' > /var/lib/boardwalk/scores",
             user="boardwalk")
         src = "deb [signed-by=/usr/share/keyrings/boardwalk-archive-keyring.gpg] file:/repo trixie main\n"
         with open(root + "/etc/apt/sources.list.d/boardwalk.list", "w") as f:
@@ -255,9 +249,9 @@ try:
         out = run("apt-get upgrade -y")
         check(run("dpkg-query -W -f='${Version}' boardwalk") == newv, f"apt-get upgrade: {oldv} -> {newv} from the repository")
         books = run("boardwalk bookkeeping --state-dir /var/lib/boardwalk", user="boardwalk")
-        check(re.search(r"^coins: 12$", books, re.M) and fileof("/var/lib/boardwalk/scores") == "2048.5x5=2048\n",
+        check(re.search(r"^coins: 12$", books, re.M) and fileof("/var/lib/boardwalk/scores") == "2048.best.4x4=2048\n",
               "the upgrade from the repository keeps the coins and scores")
-    print(f"{passed} passed, 0 failed")
+    results.summary()
 finally:
     if args.keep:
         log(f"root kept: {root}")

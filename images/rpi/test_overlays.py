@@ -43,6 +43,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from results import Results  # noqa: E402
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OVERLAYS = os.path.join(REPO, "boards", "overlays")
 # Populated by the OF core (drivers/of/platform.c, of_default_bus_match_table), not a driver.
@@ -254,19 +257,8 @@ def ancestors(path):
 class OverlayTest:
     def __init__(self, suite, tmp):
         self.suite, self.tmp = suite, tmp
-        self.results = []
-
-    def run(self, name, fn, *args):
-        try:
-            detail = fn(*args) or ""
-            ok = True
-        except AssertionError as e:
-            ok, detail = False, str(e)
-        except Exception as e:
-            ok, detail = False, f"{type(e).__name__}: {e}"
-        self.results.append(ok)
-        print(f"{'PASS' if ok else 'FAIL'} {name}{': ' + detail if detail else ''}", flush=True)
-        return ok
+        self.results = Results()
+        self.run = self.results.step
 
     def kernel(self):
         self.kdir, self.version, self.kver = fetch_kernel(self.suite)
@@ -411,8 +403,9 @@ def main():
     args = ap.parse_args()
     for tool in ("dtc", "fdtoverlay", "depmod", "dpkg-deb"):
         if not shutil.which(tool) and not os.path.exists("/usr/sbin/" + tool):
-            print(f"FAIL tools: {tool} is missing (scripts/install-deps.sh test)\n0 passed, 1 failed")
-            return 1
+            r = Results()
+            r.record(False, "tools", f"{tool} is missing (scripts/install-deps.sh test)")
+            return r.summary()
     global CACHE
     try:
         os.makedirs(CACHE, exist_ok=True)
@@ -428,10 +421,8 @@ def main():
             for dts in sorted(glob.glob(os.path.join(OVERLAYS, "*.dts"))):
                 t.run(os.path.basename(dts), t.overlay, dts)
         t.run("profiles' dtoverlay= lines", t.profiles)
-    passed = sum(t.results)
     log(f"{time.monotonic() - start:.1f} s")
-    print(f"{passed} passed, {len(t.results) - passed} failed", flush=True)
-    return 0 if all(t.results) else 1
+    return t.results.summary()
 
 
 if __name__ == "__main__":

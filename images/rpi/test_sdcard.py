@@ -34,6 +34,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from results import Results  # noqa: E402
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # The device trees each board's firmware loads, as Debian's kernel names them (raspi-firmware
 # copies broadcom/bcm*.dtb; the Pi 4 and Zero 2 W firmware look for these names).
@@ -91,19 +94,8 @@ def partitions(image):
 class CardTest:
     def __init__(self, image, board, bundle, tmp):
         self.image, self.board, self.bundle, self.tmp = image, board, bundle, tmp
-        self.results = []
-
-    def run(self, name, fn):
-        try:
-            detail = fn() or ""
-            ok = True
-        except AssertionError as e:
-            ok, detail = False, str(e)
-        except Exception as e:
-            ok, detail = False, f"{type(e).__name__}: {e}"
-        self.results.append(ok)
-        print(f"{'PASS' if ok else 'FAIL'} {name}{': ' + detail if detail else ''}", flush=True)
-        return ok
+        self.results = Results()
+        self.run = self.results.step
 
     # --- reading the card ---
     def fat(self, part, *args):
@@ -429,13 +421,10 @@ def main():
             for name, fn, needs in steps:
                 missing = [n for n in needs if not hasattr(t, n)]
                 if missing:
-                    t.results.append(False)
-                    print(f"FAIL {name}: skipped (an earlier check failed)")
+                    t.results.record(False, name, "skipped (an earlier check failed)")
                     continue
                 t.run(name, fn)
-    passed = sum(t.results)
-    print(f"{passed} passed, {len(t.results) - passed} failed")
-    return 0 if all(t.results) else 1
+    return t.results.summary()
 
 
 if __name__ == "__main__":

@@ -328,12 +328,18 @@ def free_port():
 
 class VirtualBoard:
     def __init__(self, workdir, kernel, initrd, cmdline, display="none", memory_mb=1536, state_disk="auto",
-                 arch="amd64", boot_disk=None, disks=(), usb_sticks=(), state_log=None, guestfwd=()):
+                 arch="amd64", boot_disk=None, disks=(), usb_sticks=(), state_log=None, guestfwd=(),
+                 serial_console=False, open_network=False):
         self.arch = arch
         # guestfwd: (port, host port) pairs: the guest's connections to 10.0.2.100:port go to
         # 127.0.0.1:host port on this machine (the fleet's server, fleet_check.py); nothing
         # else outside is reachable (restrict=on).
         self.guestfwd = list(guestfwd)
+        # serial_console: the serial port also takes input (type_serial), for a guest without
+        # the test agent (a stock Debian system: its getty on the console). open_network: the
+        # user network unrestricted, so the guest reaches this machine at 10.0.2.2.
+        self.serial_console, self.open_network = serial_console, open_network
+        self._serial_in = None
         # The node exporter's port in the guest ([metrics] exporter_port of the profile), and
         # the host port QEMU's user network forwards to it (127.0.0.1 only); None without one.
         port = profile_value(arch, "metrics", "exporter_port")
@@ -370,6 +376,7 @@ class VirtualBoard:
         self.qmp_path = os.path.join(self.workdir, "qmp.sock")
         self.shell_path = os.path.join(self.workdir, "shell.sock")
         self.serial_path = os.path.join(self.workdir, "serial.log")
+        self.serial_sock = os.path.join(self.workdir, "serial.sock")
         self.wav_path = os.path.join(self.workdir, "audio.wav")
         self.proc = None
         self.started = None
@@ -430,7 +437,9 @@ class VirtualBoard:
             "-monitor", f"unix:{self.monitor_path},server,nowait",
             "-qmp", f"unix:{self.qmp_path},server,nowait",
             # Appended to: a disk board's next boot (a new QEMU) adds to the same log.
-            "-chardev", f"file,id=serial0,path={self.serial_path},append=on", "-serial", "chardev:serial0",
+            "-chardev", (f"socket,id=serial0,path={self.serial_sock},server=on,wait=off,logfile={self.serial_path},logappend=on"
+                         if self.serial_console else f"file,id=serial0,path={self.serial_path},append=on"),
+            "-serial", "chardev:serial0",
             "-display", self.display,
         ] + boot + self.state_drive() + (
             # A network card on QEMU's user network, closed to the outside (restrict=on): only
@@ -438,7 +447,8 @@ class VirtualBoard:
             ["-netdev", f"user,id=net0,restrict=on,hostfwd=tcp:127.0.0.1:{self.exporter_host_port}-:{self.exporter_port}"
              + "".join(f",guestfwd=tcp:10.0.2.100:{port}-cmd:{os.path.join(HERE, 'tcp-relay.py')} {host}"
                        for port, host in self.guestfwd),
-             "-device", "virtio-net-pci,netdev=net0"] if self.exporter_port else [])
+             "-device", "virtio-net-pci,netdev=net0"] if self.exporter_port and not self.open_network else
+            ["-netdev", "user,id=net0", "-device", "virtio-net-pci,netdev=net0"] if self.open_network else [])
 
     def state_drive(self):
         if not self.state_disk:
@@ -471,7 +481,7 @@ class VirtualBoard:
             self._supervisor.start()
 
     def _launch(self):
-        for p in (self.monitor_path, self.qmp_path, self.shell_path):
+        for p in (self.monitor_path, self.qmp_path, self.shell_path, self.serial_sock):
             if os.path.exists(p):
                 os.unlink(p)
         self._serial_from = len(self.serial())
@@ -532,6 +542,9 @@ class VirtualBoard:
         if self._shell:
             self._shell.close()
             self._shell = None
+        if self._serial_in:
+            self._serial_in.close()
+            self._serial_in = None
 
     # --- HMP monitor ---
     def monitor(self, command, timeout=30):
@@ -655,6 +668,24 @@ class VirtualBoard:
                 return f.read().decode(errors="replace")
         except OSError:
             return ""
+
+    def type_serial(self, text):
+        """Types text on the serial console (serial_console=True)."""
+        if self._serial_in is None:
+            self._serial_in = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self._serial_in.connect(self.serial_sock)
+            # The guest's output comes here too (and to the log): read and dropped, or the
+            # socket's buffer fills (a skb per byte the UART sends) and the console stalls.
+            threading.Thread(target=self._drain_serial, args=(self._serial_in,), daemon=True).start()
+        self._serial_in.sendall(text.encode())
+
+    @staticmethod
+    def _drain_serial(sock):
+        try:
+            while sock.recv(65536):
+                pass
+        except OSError:
+            pass
 
     def wait_serial(self, pattern, timeout):
         deadline = time.monotonic() + timeout
