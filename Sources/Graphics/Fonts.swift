@@ -63,7 +63,12 @@ public final class FontLibrary {
     private let regular: FT_Face
     private let bold: FT_Face
     private let cjk: FT_Face
-    private let cjkBold: FT_Face
+    /// Noto Sans CJK's bold face, opened at the first bold Han or CJK-punctuation glyph:
+    /// opening it costs ~2.4 MB (1 MB of FreeType's parsed tables, 1.4 MB of the file read),
+    /// which a kiosk showing no bold Chinese never needs.
+    private let cjkBoldFile: FontFile
+    private var cjkBoldFace: FT_Face?
+    private var cjkBoldUnreadable = false
     private let emoji: FT_Face
 
     /// Lines `wrap` made, by text, size and width: a label is wrapped again at every
@@ -111,11 +116,14 @@ public final class FontLibrary {
             }
             return face
         }
-        do {
+        do throws(FontError) {
             self.regular = try open(regular)
             self.bold = try open(bold)
             self.cjk = try open(cjk)
-            self.cjkBold = try open(cjkBold)
+            guard Files.exists(cjkBold.path) else {
+                throw FontError(path: cjkBold.path, package: cjkBold.package, problem: "missing")
+            }
+            self.cjkBoldFile = cjkBold
             self.emoji = try open(emoji)
         } catch {
             FT_Done_FreeType(lib)
@@ -125,7 +133,7 @@ public final class FontLibrary {
     }
 
     deinit {
-        for face in [emoji, cjkBold, cjk, bold, regular] { FT_Done_Face(face) }
+        for face in [emoji, cjkBoldFace, cjk, bold, regular] { if let face { FT_Done_Face(face) } }
         if let library { FT_Done_FreeType(library) }
     }
 
@@ -156,6 +164,28 @@ public final class FontLibrary {
         }
     }
 
+    /// Han, kana, hangul, CJK punctuation and full-width forms: what the CJK faces are for.
+    static func isCJK(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x2E80...0x9FFF, 0xAC00...0xD7AF, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFFEF, 0x20000...0x3FFFF: true
+        default: false
+        }
+    }
+
+    private func openedCJKBold() -> FT_Face? {
+        if let cjkBoldFace { return cjkBoldFace }
+        guard !cjkBoldUnreadable, let library else { return nil }
+        var face: FT_Face?
+        if FT_New_Face(library, cjkBoldFile.path, FT_Long(cjkBoldFile.index), &face) == 0, let face {
+            cjkBoldFace = face
+            return face
+        }
+        // Regular Chinese beside bold Latin, rather than no Chinese.
+        cjkBoldUnreadable = true
+        Log.warning("fonts: \(cjkBoldFile.path) unreadable: bold Chinese is drawn regular")
+        return nil
+    }
+
     private func render(_ scalar: Unicode.Scalar, pixelSize: Int, weight: FontWeight) -> Glyph? {
         // Emoji inside text are drawn at their own size, so they are rendered exactly and
         // kept by the glyph cache, apart from the pictures' cache.
@@ -163,7 +193,9 @@ public final class FontLibrary {
             return Glyph(mask: nil, color: image, left: Int(Double(pixelSize) * 0.05),
                          top: Int(Double(pixelSize) * 0.93), advance: Double(image.width) + Double(pixelSize) * 0.1)
         }
-        let faces = weight == .bold ? [bold, cjkBold, cjk] : [regular, cjk]
+        var faces = [weight == .bold ? bold : regular]
+        if weight == .bold, FontLibrary.isCJK(scalar), let face = openedCJKBold() { faces.append(face) }
+        faces.append(cjk)
         for face in faces {
             let index = FT_Get_Char_Index(face, FT_ULong(scalar.value))
             if index == 0 { continue }
