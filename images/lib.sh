@@ -459,7 +459,7 @@ bw_cmdline() {
 }
 
 # bw_set_pin STATE_DIR [PIN]: the operator PIN, as a salted hash in STATE_DIR/operator-pin
-# (pbkdf2-sha256$ITERATIONS$SALT$HASH; Arcade/OperatorPINFile.swift reads it): the state
+# (pbkdf2-sha256$ITERATIONS$SALT$HASH; Arcade/operator/OperatorPINFile.swift reads it): the state
 # partition's, so a root file system and its bundles carry no PIN and an update never
 # changes it. Without a PIN a random 6-digit one is made and printed once; a weak one
 # (1234, 0000...) is a warning.
