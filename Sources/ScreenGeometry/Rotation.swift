@@ -26,6 +26,9 @@ public enum Rotation: Int, Sendable, CaseIterable, CustomStringConvertible {
     /// True for 90 and 270: the panel's width is the picture's height.
     public var swapsAxes: Bool { self == .deg90 || self == .deg270 }
 
+    /// This turn and `degrees` more, clockwise (a multiple of 90).
+    public func turned(by degrees: Int) -> Rotation { Rotation(degrees: rawValue + degrees) ?? self }
+
     /// The turn that undoes this one.
     public var inverse: Rotation { Rotation(degrees: 360 - rawValue)! }
 

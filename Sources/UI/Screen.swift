@@ -13,6 +13,8 @@ public final class Screen {
     /// What the scene is drawn into (xrgb8888); never read back from scan-out memory.
     public let shadow: Surface
     public private(set) var scene: Scene?
+    /// Fingers followed for swipes (`handle(_:)`); forgotten at each scene change.
+    private var swipes: GestureRecognizer
     private var fullDamage = true
     public private(set) var lastDamage = DamageRegion()
     public var background = Theme.background
@@ -37,6 +39,7 @@ public final class Screen {
         scale = Screen.pointScale(width: width, height: height)
         size = Size(Double(width) / scale, Double(height) / scale)
         shadow = Surface(width: width, height: height, format: .xrgb8888)
+        swipes = GestureRecognizer(pixelsPerPoint: scale)
         KeptSurfaces.shared.fit(screenWidth: width, height: height)
     }
 
@@ -67,6 +70,7 @@ public final class Screen {
             old.cancelAllTouches()
             old.willDisappear()
         }
+        swipes.reset()
         scene = next
         next.resize(to: size)
         next.advance(to: now)
@@ -116,20 +120,20 @@ public final class Screen {
 
     // MARK: - Input (pixels in, points to the scene)
 
+    /// The one route for input: each event reaches the scene once, and touches also go
+    /// through the swipe recognizer, whose swipes reach `Scene.handleSwipe`. Scenes see
+    /// taps as touches (their buttons), so only swipes are recognised here: nothing times
+    /// a long press, and nothing wakes the loop for one.
     public func handle(_ event: InputEvent) {
         guard let scene else { return }
         switch event {
         case .touch(let t):
             scene.handleTouch(t, location: Point(t.x / scale - contentOffset.x, t.y / scale - contentOffset.y))
+            for case .swipe(let direction, _, _, _, _, _) in swipes.handle(t) {
+                _ = scene.handleSwipe(direction)
+            }
         case .key(let k):
             scene.handleKeyEvent(k)
-        }
-    }
-
-    public func handle(_ gesture: Gesture) {
-        guard let scene else { return }
-        if case .swipe(let direction, _, _, _, _, _) = gesture {
-            _ = scene.handleSwipe(direction)
         }
     }
 }

@@ -46,7 +46,7 @@ final class ConfigTests: XCTestCase {
         let s = config.settings
         XCTAssertEqual(s.display.connector, "HDMI-A-1")
         XCTAssertEqual(s.display.mode, "800x480@60")
-        XCTAssertEqual(s.display.rotation, 270)
+        XCTAssertEqual(s.display.rotation, .deg270)
         XCTAssertEqual(s.display.format, .rgb565)
         XCTAssertEqual(s.display.brightness, 70)
         XCTAssertEqual(s.touch.device, "/dev/input/event3")
@@ -174,7 +174,7 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(config.diagnostics, [])
         XCTAssertEqual(config.files, [dir + "/data/boards/pi7.conf", dir + "/boardwalk.conf"])
         let s = config.settings
-        XCTAssertEqual(s.display.rotation, 90, "flag beats board")
+        XCTAssertEqual(s.display.rotation, .deg90, "flag beats board")
         XCTAssertEqual(s.display.mode, "1024x600", "--size beats board")
         XCTAssertTrue(s.touch.invertX, "board value kept where nothing overrides it")
         XCTAssertEqual(s.audio.periodFrames, 1200, "file beats board")
@@ -194,7 +194,7 @@ final class ConfigTests: XCTestCase {
         ])
         let config = Config.load(options)
         XCTAssertEqual(config.settings.display.format, .rgb565)
-        XCTAssertEqual(config.settings.display.rotation, 0)
+        XCTAssertEqual(config.settings.display.rotation, .deg0)
         let messages = config.diagnostics.map(\.description)
         XCTAssertTrue(messages.contains("command line: --language needs a value; ignored"), "\(messages)")
         XCTAssertTrue(messages.contains("command line: --set novalue: expected section.key=value; ignored"))
@@ -275,7 +275,7 @@ final class ConfigTests: XCTestCase {
         store.setSetting("display.rotation", "270", now: 0)
         config.applyOperatorSettings(from: store, options: options)
         XCTAssertEqual(config.settings.audio.volume, 35, "operator beats the file")
-        XCTAssertEqual(config.settings.display.rotation, 180, "command line beats the operator")
+        XCTAssertEqual(config.settings.display.rotation, .deg180, "command line beats the operator")
         XCTAssertEqual(config.diagnostics, [])
         store.close(now: 1)
     }

@@ -171,16 +171,16 @@ final class CreditTests: XCTestCase {
                                              lowerIsBetter: false, now: 1) }
         coin(runner)
         runner.kiosk.open(game: "2048")
-        let scene = try XCTUnwrap(runner.kiosk.openGames["2048"])
+        let scene = try XCTUnwrap(runner.kiosk.shelf.openGames["2048"])
         scene.reportResult(10, variantKey: "2048.best.4x4")
-        XCTAssertTrue(runner.kiosk.isWaitingAfterPaidGame, "the game's own panel takes no touch now")
-        runner.advance(Kiosk.initialsDelay + 0.1)
+        XCTAssertTrue(runner.kiosk.coins.isWaitingAfterPaidGame(runner.kiosk.mode), "the game's own panel takes no touch now")
+        runner.advance(HighScoreDesk.initialsDelay + 0.1)
         XCTAssertEqual(runner.kiosk.mode, .menu)
-        XCTAssertNil(runner.kiosk.openGames["2048"], "the finished scene is gone")
+        XCTAssertNil(runner.kiosk.shelf.openGames["2048"], "the finished scene is gone")
     }
 
     private func loseBeatZombies(_ runner: HeadlessRunner) throws -> BeatZombiesScene {
-        let scene = try XCTUnwrap(runner.kiosk.openGames["beat_zombies"] as? BeatZombiesScene)
+        let scene = try XCTUnwrap(runner.kiosk.shelf.openGames["beat_zombies"] as? BeatZombiesScene)
         var rounds = 0
         // The rules step without drawing (a frame caps at 0.25 s): the zombies walk in.
         while scene.game.phase == .playing && rounds < 4000 {
@@ -197,7 +197,7 @@ final class CreditTests: XCTestCase {
         coin(runner)
         runner.kiosk.open(game: "beat_zombies")
         let scene = try loseBeatZombies(runner)
-        runner.advance(Kiosk.initialsDelay + 0.1)
+        runner.advance(HighScoreDesk.initialsDelay + 0.1)
         XCTAssertEqual(runner.kiosk.mode, .continuing("beat_zombies"))
         let prompt = try XCTUnwrap(runner.kiosk.screen.scene as? ContinueScene)
         XCTAssertEqual(prompt.count, 9)
@@ -221,7 +221,7 @@ final class CreditTests: XCTestCase {
         coin(runner)
         runner.kiosk.open(game: "beat_zombies")
         _ = try loseBeatZombies(runner)
-        runner.advance(Kiosk.initialsDelay + 0.1)
+        runner.advance(HighScoreDesk.initialsDelay + 0.1)
         XCTAssertEqual(runner.kiosk.mode, .continuing("beat_zombies"))
         runner.advance(ContinueScene.duration - 0.2)
         XCTAssertEqual(runner.kiosk.mode, .continuing("beat_zombies"))
@@ -234,7 +234,7 @@ final class CreditTests: XCTestCase {
         XCTAssertEqual(runner.kiosk.mode, .highScores("beat_zombies"))
         runner.key("confirm")
         XCTAssertEqual(runner.kiosk.mode, .menu)
-        XCTAssertNil(runner.kiosk.openGames["beat_zombies"])
+        XCTAssertNil(runner.kiosk.shelf.openGames["beat_zombies"])
     }
 
     func testContinuePictures() {

@@ -47,7 +47,7 @@ final class FieldTests: XCTestCase {
         XCTAssertEqual(store.counter(CounterKey.coinsRefused), 1)
         runner.kiosk.open(game: "2048")
         XCTAssertEqual(runner.kiosk.mode, .menu, "no game for a refused coin")
-        let metrics = try ParsedMetrics(runner.kiosk.metricsSnapshot(now: runner.now, cpuSeconds: 0).text)
+        let metrics = try ParsedMetrics(runner.kiosk.reporting.snapshot(of: runner.kiosk, cpuSeconds: 0).text)
         XCTAssertEqual(metrics["boardwalk_state_writable"], 0)
         XCTAssertEqual(metrics["boardwalk_coins_refused_total"], 1)
 
@@ -60,7 +60,7 @@ final class FieldTests: XCTestCase {
         coin(runner)
         XCTAssertEqual(store.counter(CounterKey.creditBalance), 1)
         XCTAssertEqual(readFile(dir + "/counters")?.contains("credits.balance=1\n"), true, "on disk")
-        let after = try ParsedMetrics(runner.kiosk.metricsSnapshot(now: runner.now, cpuSeconds: 0).text)
+        let after = try ParsedMetrics(runner.kiosk.reporting.snapshot(of: runner.kiosk, cpuSeconds: 0).text)
         XCTAssertEqual(after["boardwalk_state_writable"], 1)
     }
 
@@ -143,7 +143,7 @@ final class FieldTests: XCTestCase {
         runner.advance(2)
         runner.kiosk.goHome()
         XCTAssertEqual(store.counter(CounterKey.playTime("2048")), Int.max)
-        let metrics = try ParsedMetrics(runner.kiosk.metricsSnapshot(now: runner.now, cpuSeconds: 0).text)
+        let metrics = try ParsedMetrics(runner.kiosk.reporting.snapshot(of: runner.kiosk, cpuSeconds: 0).text)
         XCTAssertEqual(metrics["boardwalk_coins_total"], Double(Int.max))
         for page in [OperatorPageKind.books, .coins] {
             runner.kiosk.showPage(page)
@@ -231,8 +231,8 @@ final class FieldTests: XCTestCase {
         try writeFile(dir + "/counters", "\(CounterKey.lastKnownTime)=1796126400\n")
         let (runner, store) = try makeRunner(self, directory: dir)
         store.systemTime = { 5 }
-        XCTAssertEqual(runner.kiosk.today(), WallClock(epochSeconds: store.wallTime(now: runner.now)).isoDate)
-        XCTAssertTrue(runner.kiosk.today().hasPrefix("2026-12-"), runner.kiosk.today())
+        XCTAssertEqual(runner.kiosk.scores.today(), WallClock(epochSeconds: store.wallTime(now: runner.now)).isoDate)
+        XCTAssertTrue(runner.kiosk.scores.today().hasPrefix("2026-12-"), runner.kiosk.scores.today())
     }
 
     // MARK: - A new cabinet

@@ -111,14 +111,14 @@ final class HighScoreTests: XCTestCase {
 
     private func finish(_ runner: HeadlessRunner, _ id: String, score: Int, variant: String) throws {
         runner.kiosk.open(game: id)
-        let scene = try XCTUnwrap(runner.kiosk.openGames[id])
+        let scene = try XCTUnwrap(runner.kiosk.shelf.openGames[id])
         scene.reportResult(score, variantKey: variant)
-        runner.advance(Kiosk.initialsDelay + 0.1)
+        runner.advance(HighScoreDesk.initialsDelay + 0.1)
     }
 
     func testANewHighScoreAsksForInitialsThenShowsTheTable() throws {
         let (runner, store) = try makeRunner(self)
-        runner.kiosk.today = { "2026-12-01" }
+        runner.kiosk.scores.today = { "2026-12-01" }
         try finish(runner, "2048", score: 1234, variant: "2048.best.5x5")
         XCTAssertEqual(runner.kiosk.mode, .initials("2048"))
         for key in ["down", "right", "up", "up", "confirm", "up"] { runner.key(key) }
@@ -138,9 +138,9 @@ final class HighScoreTests: XCTestCase {
     /// the table asks for initials there too: a real play, not a reported result.
     func testAGuessPictureRoundEndsAndReachesInitials() throws {
         let (runner, store) = try makeRunner(self) { $0.kiosk.idleToMenuSeconds = 0 }
-        runner.kiosk.today = { "2026-12-01" }
+        runner.kiosk.scores.today = { "2026-12-01" }
         runner.kiosk.open(game: "guess_picture")
-        let scene = try XCTUnwrap(runner.kiosk.openGames["guess_picture"] as? GuessPictureScene)
+        let scene = try XCTUnwrap(runner.kiosk.shelf.openGames["guess_picture"] as? GuessPictureScene)
         // The first question right (800), then the clock runs out on the other nine.
         let game = scene.game
         let answer = try XCTUnwrap(game.question?.answer)
@@ -154,7 +154,7 @@ final class HighScoreTests: XCTestCase {
         XCTAssertEqual(scene.game.score, 800)
         runner.advance(45 * 9 + 1, step: 0.25)
         XCTAssertTrue(scene.game.isFinished)
-        runner.advance(Kiosk.initialsDelay + 0.1)
+        runner.advance(HighScoreDesk.initialsDelay + 0.1)
         XCTAssertEqual(runner.kiosk.mode, .initials("guess_picture"))
         runner.advance(InitialsEntry.timeout + 0.5)
         XCTAssertEqual(store.highScores("guess.best.en.round", lowerIsBetter: false).entries, [entry(800, "AAA")])
@@ -165,10 +165,10 @@ final class HighScoreTests: XCTestCase {
     /// arcade shows arcade's, and arcade's next game uses arcade's rules.
     func testBeatZombiesKeepsATablePerDifficulty() throws {
         let (runner, store) = try makeRunner(self) { $0.zombies.difficulty = .classic; $0.kiosk.idleToMenuSeconds = 0 }
-        runner.kiosk.today = { "2026-12-01" }
+        runner.kiosk.scores.today = { "2026-12-01" }
         store.setScore("zombies.best", 500, now: 1)
         runner.kiosk.open(game: "beat_zombies")
-        let scene = try XCTUnwrap(runner.kiosk.openGames["beat_zombies"] as? BeatZombiesScene)
+        let scene = try XCTUnwrap(runner.kiosk.shelf.openGames["beat_zombies"] as? BeatZombiesScene)
         XCTAssertEqual(scene.game.rules, BeatZombiesDifficulty.classic.rules)
         // The stick's button beats the zombie nearest the house twice; then nobody plays,
         // the house fills and the zombies win.
@@ -178,7 +178,7 @@ final class HighScoreTests: XCTestCase {
         var seconds = 0.0
         while scene.game.phase == .playing && seconds < 900 { runner.advance(5, step: 0.25); seconds += 5 }
         XCTAssertEqual(scene.game.phase, .lost)
-        runner.advance(Kiosk.initialsDelay + 0.1)
+        runner.advance(HighScoreDesk.initialsDelay + 0.1)
         XCTAssertEqual(runner.kiosk.mode, .initials("beat_zombies"), "a first score makes the empty classic table")
         runner.advance(InitialsEntry.timeout + 0.5)
         XCTAssertEqual(store.highScores("zombies.best.classic", lowerIsBetter: false).entries, [entry(2, "AAA")])
@@ -187,13 +187,13 @@ final class HighScoreTests: XCTestCase {
         XCTAssertTrue(store.highScores("zombies.best", lowerIsBetter: false).entries.isEmpty, "arcade's table untouched")
         let game = try XCTUnwrap(runner.kiosk.catalog.game("beat_zombies"))
         XCTAssertEqual(game.best.variants.map(\.key), ["zombies.best.gentle", "zombies.best.classic", "zombies.best"])
-        XCTAssertEqual(game.bestResult(runner.kiosk.storage, language: .english, settings: runner.kiosk.settings.gameSettings), 2)
+        XCTAssertEqual(game.bestResult(runner.kiosk.shelf.storage, language: .english, settings: runner.kiosk.settings.gameSettings), 2)
 
         runner.kiosk.change("zombies.difficulty", to: "arcade")
-        XCTAssertEqual(game.bestResult(runner.kiosk.storage, language: .english, settings: runner.kiosk.settings.gameSettings), 500)
-        XCTAssertNil(runner.kiosk.openGames["beat_zombies"], "the classic game is closed; the next one is arcade")
+        XCTAssertEqual(game.bestResult(runner.kiosk.shelf.storage, language: .english, settings: runner.kiosk.settings.gameSettings), 500)
+        XCTAssertNil(runner.kiosk.shelf.openGames["beat_zombies"], "the classic game is closed; the next one is arcade")
         runner.kiosk.open(game: "beat_zombies")
-        let next = try XCTUnwrap(runner.kiosk.openGames["beat_zombies"] as? BeatZombiesScene)
+        let next = try XCTUnwrap(runner.kiosk.shelf.openGames["beat_zombies"] as? BeatZombiesScene)
         XCTAssertEqual(next.game.rules, BeatZombiesDifficulty.arcade.rules)
     }
 
@@ -232,7 +232,7 @@ final class HighScoreTests: XCTestCase {
             s.kiosk.enabledGames = ["2048", "memory"]
         }
         store.addHighScore("memory.best.4x4", entry(12, "MEM"), lowerIsBetter: true, now: 1)
-        let items = runner.kiosk.attractItems()
+        let items = Unattended.items(in: runner.kiosk)
         XCTAssertEqual(items.map(\.id), ["2048", "memory", "memory"])
         XCTAssertNil(items[0].table)
         XCTAssertEqual(items[2].table?.variant.key, "memory.best.4x4")

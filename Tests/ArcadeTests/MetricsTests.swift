@@ -138,9 +138,9 @@ final class MetricsTests: XCTestCase {
         runner.advance(2)
         k.goHome()
         runner.advance(0.5)
-        k.figures.closeWindow(now: 100, cpuSeconds: 1.0)
-        k.figures.closeWindow(now: 160, cpuSeconds: 1.6)   // no frames between: 0.6 s in 60 s
-        let text = k.metricsSnapshot(now: runner.now, cpuSeconds: 4.25).text
+        k.reporting.figures.closeWindow(now: 100, cpuSeconds: 1.0)
+        k.reporting.figures.closeWindow(now: 160, cpuSeconds: 1.6)   // no frames between: 0.6 s in 60 s
+        let text = k.reporting.snapshot(of: k, cpuSeconds: 4.25).text
         let m = try ParsedMetrics(text)
         XCTAssertEqual(m["boardwalk_build_info", ["version": "2026.12 \"rc\" \\ 1\nx", "image_id": "boardwalk-qemu-x86_64", "slot": "B"]], 1)
         XCTAssertTrue(text.contains(#"version="2026.12 \"rc\" \\ 1\nx""#), text)
@@ -161,7 +161,7 @@ final class MetricsTests: XCTestCase {
         XCTAssertEqual(m.types["boardwalk_frame_seconds"], "histogram")
         // The histogram: cumulative, ending at +Inf with every frame drawn.
         let frames = try XCTUnwrap(m["boardwalk_frame_seconds_count"])
-        XCTAssertEqual(Int(frames), k.figures.frames)
+        XCTAssertEqual(Int(frames), k.reporting.figures.frames)
         XCTAssertGreaterThan(frames, 0)
         XCTAssertEqual(m["boardwalk_frame_seconds_bucket", ["le": "+Inf"]], frames)
         var previous = 0.0
@@ -189,7 +189,7 @@ final class MetricsTests: XCTestCase {
         let dir = try makeTemporaryDirectory(self)
         let (runner, _) = try runner(metricsDir: dir)
         let k = runner.kiosk
-        let writer = try XCTUnwrap(k.metrics)
+        let writer = try XCTUnwrap(k.reporting.writer)
         XCTAssertEqual(writer.path, dir + "/boardwalk.prom")
         XCTAssertEqual(writer.writes, 1, "the first tick (at start) writes")
         // More frames and ticks at the same time: nothing more.

@@ -103,7 +103,7 @@ final class OperatorChineseTests: XCTestCase {
         runner.advance(0.3)
         // The menu's tabs, and the exit dialog.
         let twin = SimulatedUpdater()
-        k.updater = twin
+        k.cabinet.updater = twin
         k.systemVersion = SystemVersion(version: "2026.12.1", imageID: "boardwalk-qemu-x86_64", slot: "A")
         let bundle = "/media/usb-sda1/boardwalk-qemu-x86_64-2026.12.2.raucb"
         twin.bundles = [bundle]

@@ -125,11 +125,11 @@ final class OperatorPINFileTests: XCTestCase {
     /// and the pad's tries and lockout go on as they were.
     func testAReloadTakesTheNewPIN() throws {
         let (runner, store) = try makeRunner(self) { $0.kiosk.operatorPIN = self.confPIN }
-        XCTAssertEqual(runner.kiosk.pin.verifierForComparison, confPIN)
+        XCTAssertEqual(runner.kiosk.access.pin.verifierForComparison, confPIN)
         try writeFile(store.directory + "/operator-pin", statePIN.encoded + "\n")
         var fresh = Config(settings: runner.kiosk.settings, diagnostics: [], files: [])
         fresh.applyOperatorSettings(from: store, options: CommandLineOptions.parse([]))
         runner.kiosk.apply(fresh.settings)
-        XCTAssertEqual(runner.kiosk.pin.verifierForComparison, statePIN)
+        XCTAssertEqual(runner.kiosk.access.pin.verifierForComparison, statePIN)
     }
 }

@@ -96,18 +96,18 @@ final class PINCheckInBackgroundTests: XCTestCase {
 
     private func makeLiveLikeRunner() throws -> (HeadlessRunner, StateStore) {
         let (runner, store) = try makeRunner(self) { $0.kiosk.operatorPIN = slowPIN }
-        runner.kiosk.worksInBackground = true
+        runner.kiosk.cabinet.worksInBackground = true
         return (runner, store)
     }
 
     /// Runs the loop (ticks and frames) until the verdict is taken.
     private func waitForVerdict(_ runner: HeadlessRunner, file: StaticString = #filePath, line: UInt = #line) {
         let deadline = Date().addingTimeInterval(120)
-        while runner.kiosk.pinCheck != nil && Date() < deadline {
+        while runner.kiosk.access.pinCheck != nil && Date() < deadline {
             usleep(2000)
             runner.advance(PINCheck.pollInterval)
         }
-        XCTAssertNil(runner.kiosk.pinCheck, "no verdict in 120 s", file: file, line: line)
+        XCTAssertNil(runner.kiosk.access.pinCheck, "no verdict in 120 s", file: file, line: line)
     }
 
     private func type(_ digits: String, _ runner: HeadlessRunner) {

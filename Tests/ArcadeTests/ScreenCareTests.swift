@@ -76,21 +76,21 @@ final class ScreenCareTests: XCTestCase {
             s.display.offAfterMinutes = 5
         }
         var power: [Bool] = []
-        runner.kiosk.onPanelPower = { power.append($0); return true }
+        runner.kiosk.cabinet.onPanelPower = { power.append($0); return true }
         runner.advance(119)
-        XCTAssertEqual(runner.kiosk.panel, .on)
+        XCTAssertEqual(runner.kiosk.panel.state, .on)
         runner.advance(2)
-        XCTAssertEqual(runner.kiosk.panel, .dimmed)
+        XCTAssertEqual(runner.kiosk.panel.state, .dimmed)
         XCTAssertEqual(runner.kiosk.screen.dim, ScreenCare.pictureDim, "no backlight here: the picture dims")
         runner.advance(180)
-        XCTAssertEqual(runner.kiosk.panel, .off)
+        XCTAssertEqual(runner.kiosk.panel.state, .off)
         XCTAssertEqual(power, [false])
         XCTAssertFalse(runner.kiosk.wantsFrame, "nothing is drawn behind a dark panel")
         // The wake touch lands on a tile: it wakes the panel and opens nothing.
         let menu = try XCTUnwrap(runner.kiosk.screen.scene as? MenuScene)
         let tile = try XCTUnwrap(menu.tile(for: "2048")).rectInRoot
         runner.tap([(tile.midX, tile.midY)])
-        XCTAssertEqual(runner.kiosk.panel, .on)
+        XCTAssertEqual(runner.kiosk.panel.state, .on)
         XCTAssertEqual(power, [false, true])
         XCTAssertEqual(runner.kiosk.screen.dim, 0)
         XCTAssertEqual(runner.kiosk.mode, .menu, "the wake touch is not passed on")
@@ -100,17 +100,17 @@ final class ScreenCareTests: XCTestCase {
         // A key wakes too.
         runner.kiosk.goHome()
         runner.advance(301)
-        XCTAssertEqual(runner.kiosk.panel, .off)
+        XCTAssertEqual(runner.kiosk.panel.state, .off)
         runner.key("confirm")
-        XCTAssertEqual(runner.kiosk.panel, .on)
+        XCTAssertEqual(runner.kiosk.panel.state, .on)
         XCTAssertEqual(runner.kiosk.mode, .menu)
     }
 
     func testWithoutDPMSThePictureGoesBlack() throws {
         let (runner, _) = try runner { $0.display.offAfterMinutes = 1 }
-        runner.kiosk.onPanelPower = { _ in false }
+        runner.kiosk.cabinet.onPanelPower = { _ in false }
         runner.advance(61)
-        XCTAssertEqual(runner.kiosk.panel, .off)
+        XCTAssertEqual(runner.kiosk.panel.state, .off)
         XCTAssertEqual(runner.kiosk.screen.dim, 1)
         runner.advance(0.2)
         let shot = runner.screenshot()
@@ -122,8 +122,8 @@ final class ScreenCareTests: XCTestCase {
     func testDimmingUsesTheBacklightWhenThereIsOne() throws {
         let (runner, _) = try runner { $0.display.dimAfterMinutes = 1 }
         var level = 80
-        runner.kiosk.brightnessReader = { level }
-        runner.kiosk.onBrightnessChange = { level = $0 }
+        runner.kiosk.cabinet.brightnessReader = { level }
+        runner.kiosk.cabinet.onBrightnessChange = { level = $0 }
         runner.advance(61)
         XCTAssertEqual(level, 20)
         XCTAssertEqual(runner.kiosk.screen.dim, 0, "the picture stays as drawn")
@@ -155,12 +155,12 @@ final class ScreenCareTests: XCTestCase {
         let runner = try HeadlessRunner(settings: settings, width: 800, height: 480, store: StateStore(directory: dir, now: 1),
                                         catalog: .standard)
         runner.frameInterval = 1.0 / 20
-        runner.kiosk.clockTrust = ClockTrust(synchronizedFlag: clockSet ? dir + "/running" : "/nonexistent",
+        runner.kiosk.panel.clockTrust = ClockTrust(synchronizedFlag: clockSet ? dir + "/running" : "/nonexistent",
                                              rtc: "/nonexistent")
-        runner.kiosk.wallClock = { WallClock(year: 2026, month: 12, day: 1, weekday: 2, hour: open ? 12 : 22, minute: 0) }
+        runner.kiosk.panel.wallClock = { WallClock(year: 2026, month: 12, day: 1, weekday: 2, hour: open ? 12 : 22, minute: 0) }
         // The first check ran at start with this machine's own clock: check again with these.
-        runner.kiosk.hoursCheckedAt = -.infinity
-        runner.kiosk.saidClockUntrusted = false
+        runner.kiosk.panel.hoursCheckedAt = -.infinity
+        runner.kiosk.panel.saidClockUntrusted = false
         return (runner, [])
     }
 
@@ -168,38 +168,38 @@ final class ScreenCareTests: XCTestCase {
         let (runner, _) = try hoursRunner(open: false)
         var volumes: [Int] = []
         var power: [Bool] = []
-        runner.kiosk.onVolumeChange = { volumes.append($0) }
-        runner.kiosk.onPanelPower = { power.append($0); return true }
-        runner.advance(Kiosk.hoursCheckInterval + 1)
+        runner.kiosk.cabinet.onVolumeChange = { volumes.append($0) }
+        runner.kiosk.cabinet.onPanelPower = { power.append($0); return true }
+        runner.advance(CabinetPanel.hoursCheckInterval + 1)
         XCTAssertEqual(runner.kiosk.mode, .closed)
-        XCTAssertEqual(runner.kiosk.panel, .off)
+        XCTAssertEqual(runner.kiosk.panel.state, .off)
         XCTAssertEqual(volumes.last, 0)
         runner.tap([(400, 240)])
-        XCTAssertEqual(runner.kiosk.panel, .on, "the closed card")
+        XCTAssertEqual(runner.kiosk.panel.state, .on, "the closed card")
         XCTAssertTrue(runner.kiosk.screen.scene is ClosedScene)
         assertMatchesReference(runner.screenshot(), "closed-800x480-en")
-        runner.advance(Kiosk.closedCardSeconds + 1)
-        XCTAssertEqual(runner.kiosk.panel, .off, "a minute later, off again")
+        runner.advance(CabinetPanel.closedCardSeconds + 1)
+        XCTAssertEqual(runner.kiosk.panel.state, .off, "a minute later, off again")
         // Opening time: the menu, sound back.
-        runner.kiosk.wallClock = { WallClock(year: 2026, month: 12, day: 2, weekday: 3, hour: 9, minute: 0) }
-        runner.advance(Kiosk.hoursCheckInterval + 1)
+        runner.kiosk.panel.wallClock = { WallClock(year: 2026, month: 12, day: 2, weekday: 3, hour: 9, minute: 0) }
+        runner.advance(CabinetPanel.hoursCheckInterval + 1)
         XCTAssertEqual(runner.kiosk.mode, .menu)
-        XCTAssertEqual(runner.kiosk.panel, .on)
+        XCTAssertEqual(runner.kiosk.panel.state, .on)
         XCTAssertEqual(volumes.last, Settings().audio.volume)
         XCTAssertEqual(power.last, true)
     }
 
     func testWithoutTheCardATouchLeavesItDark() throws {
         let (runner, _) = try hoursRunner(open: false, card: false)
-        runner.advance(Kiosk.hoursCheckInterval + 1)
+        runner.advance(CabinetPanel.hoursCheckInterval + 1)
         runner.tap([(400, 240)])
-        XCTAssertEqual(runner.kiosk.panel, .off)
+        XCTAssertEqual(runner.kiosk.panel.state, .off)
         XCTAssertEqual(runner.kiosk.mode, .closed)
     }
 
     func testAnUnsetClockKeepsItOpenAndSaysSo() throws {
         let (runner, _) = try hoursRunner(open: false, clockSet: false)
-        let log = capturingLog { runner.advance(Kiosk.hoursCheckInterval * 3) }
+        let log = capturingLog { runner.advance(CabinetPanel.hoursCheckInterval * 3) }
         XCTAssertEqual(runner.kiosk.mode, .menu)
         XCTAssertEqual(log.filter { $0.contains("clock is not set") }.count, 1, "said once")
     }
@@ -212,7 +212,7 @@ final class ScreenCareTests: XCTestCase {
             s.kiosk.menuToAttractSeconds = 10
         }
         var volumes: [Int] = []
-        runner.kiosk.onVolumeChange = { volumes.append($0) }
+        runner.kiosk.cabinet.onVolumeChange = { volumes.append($0) }
         runner.advance(1)
         XCTAssertEqual(volumes.last, 60, "capped")
         runner.advance(10)
@@ -239,8 +239,8 @@ final class ScreenCareTests: XCTestCase {
         k.change("audio.attract_volume", to: "20")
         k.change("audio.volume_max", to: "500")
         XCTAssertEqual(k.settings.audio.volumeMax, 50, "a bad value is refused")
-        XCTAssertEqual(k.care, ScreenCare(settings: k.settings.display), "applied at once")
-        XCTAssertEqual(k.care.dimAfter, 300)
+        XCTAssertEqual(k.panel.care, ScreenCare(settings: k.settings.display), "applied at once")
+        XCTAssertEqual(k.panel.care.dimAfter, 300)
         for (key, value) in [("display.dim_after", "5"), ("display.off_after", "15"), ("display.pixel_shift", "false"),
                              ("kiosk.hours", "10:00-22:00"), ("kiosk.closed_card", "false"),
                              ("audio.volume_max", "50"), ("audio.attract_volume", "20")] {

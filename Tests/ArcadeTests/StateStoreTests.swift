@@ -247,7 +247,7 @@ final class StateStoreTests: XCTestCase {
         var settings = Settings()
         let problems = store.applySettings(to: &settings)
         XCTAssertEqual(problems.count, 1)
-        XCTAssertEqual(settings.display.rotation, 0)
+        XCTAssertEqual(settings.display.rotation, .deg0)
         XCTAssertFalse(store.recordScore("2048", -5, now: 0))
         store.close(now: 1)
     }

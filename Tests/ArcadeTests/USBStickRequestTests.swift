@@ -24,10 +24,10 @@ final class USBStickRequestTests: XCTestCase {
         try writeFile(flag, "operator\n")  // left by a run that crashed with the page open
         let (runner, _) = try makeRunner(self)
         let k = runner.kiosk
-        k.usbSticks = USBStickRequest(runtimeDirectory: run)
+        k.cabinet.usbSticks = USBStickRequest(runtimeDirectory: run)
         XCTAssertFalse(Files.exists(flag), "a crashed run's request is withdrawn at start")
         let twin = SimulatedUpdater()
-        k.updater = twin
+        k.cabinet.updater = twin
         let words = OperatorWords(.english)
         k.openOperatorMenu()
         runner.advance(0.3)
@@ -59,18 +59,18 @@ final class USBStickRequestTests: XCTestCase {
         k.goHome()
         runner.advance(0.3)
         XCTAssertFalse(Files.exists(flag), "home: no stick mounted")
-        XCTAssertNil(k.usbSticks.nextLook, "and nothing to look for")
+        XCTAssertNil(k.cabinet.usbSticks.nextLook, "and nothing to look for")
     }
 
     func testWithoutARuntimeDirectoryNothingIsWritten() throws {
         let (runner, _) = try makeRunner(self)
         let k = runner.kiosk
-        XCTAssertNil(k.usbSticks.path, "headless runs and tests ask no one")
+        XCTAssertNil(k.cabinet.usbSticks.path, "headless runs and tests ask no one")
         k.showPage(.books)
         runner.advance(0.3)
-        XCTAssertTrue(k.usbSticks.isWanted)
+        XCTAssertTrue(k.cabinet.usbSticks.isWanted)
         k.goHome()
         runner.advance(0.3)
-        XCTAssertFalse(k.usbSticks.isWanted)
+        XCTAssertFalse(k.cabinet.usbSticks.isWanted)
     }
 }

@@ -32,7 +32,7 @@ final class UpdateFromUSBTests: XCTestCase {
             let k = runner.kiosk
             let words = OperatorWords(language)
             let twin = SimulatedUpdater()
-            k.updater = twin
+            k.cabinet.updater = twin
             k.systemVersion = SystemVersion(version: "2026.12.1", imageID: "boardwalk-qemu-x86_64", slot: "A")
             k.showOperatorScene()
             runner.advance(0.3)
@@ -90,7 +90,7 @@ final class UpdateFromUSBTests: XCTestCase {
         let bundle = "/media/usb-sda1/boardwalk-2026.12.2.raucb"
         twin.bundles = [bundle]
         twin.versions = [bundle: "2026.12.2"]
-        k.updater = twin
+        k.cabinet.updater = twin
         k.openOperatorMenu()  // as an operator does: the PIN, then the menu and its idle clock
         runner.advance(0.3)
         let pin = try XCTUnwrap(k.screen.scene as? PINScene)
@@ -140,7 +140,7 @@ final class UpdateFromUSBTests: XCTestCase {
         let bundle = "/media/usb-sda1/boardwalk-2026.12.1.raucb"
         twin.bundles = [bundle]
         twin.versions = [bundle: "2026.12.1"]
-        k.updater = twin
+        k.cabinet.updater = twin
         k.showPage(.update(bundle: bundle))
         runner.advance(0.4)
         let words = OperatorWords(.english)

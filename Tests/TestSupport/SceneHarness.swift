@@ -16,7 +16,6 @@ public final class SceneHarness<S: Scene> {
     /// Frames per second of the simulated display; low keeps debug-build tests quick.
     public var fps = 20.0
     private var touchID = 1
-    private var gestures: GestureRecognizer?
 
     /// A game scene made from a context: the same world the kiosk gives it.
     public init(width: Int = 800, height: Int = 480, storage: MemoryStorage = MemoryStorage(),
@@ -94,10 +93,8 @@ public final class SceneHarness<S: Scene> {
     }
 
     /// A finger drawn `reach` points from `start`, as the kiosk sees it: touch events in
-    /// pixels go to the scene and through the gesture recognizer, whose swipe reaches
-    /// `handleSwipe`. No frames pass, so a swipe can land in the middle of an animation.
+    /// pixels go to the screen, whose swipe recognizer reaches `handleSwipe`. No frames pass, so a swipe can land in the middle of an animation.
     public func swipe(_ direction: SwipeDirection, from start: Point, reach: Double = 90) {
-        if gestures == nil { gestures = GestureRecognizer(pixelsPerPoint: screen.scale) }
         let (dx, dy): (Double, Double) = switch direction {
         case .left: (-reach, 0)
         case .right: (reach, 0)
@@ -111,7 +108,6 @@ public final class SceneHarness<S: Scene> {
             let event = TouchEvent(phase: phase, id: touchID, x: (start.x + dx * t) * screen.scale,
                                    y: (start.y + dy * t) * screen.scale, time: now + 0.03 * t)
             screen.handle(.touch(event))
-            for gesture in gestures!.handle(event) { screen.handle(gesture) }
         }
     }
 

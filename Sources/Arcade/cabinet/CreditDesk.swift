@@ -1,137 +1,159 @@
 import Platform
 import UI
 
-/// The kiosk's side of coins and credits (`kiosk.mode = credits`): a coin is counted and
-/// written at once; a game starts only when its credits can be paid (a paid game left
+/// Coins and credits (`kiosk.mode = credits`), and the state they keep: a coin is counted
+/// and written at once; a game starts only when its credits can be paid (a paid game left
 /// half-way resumes free); a finished game goes to "continue?" where the game allows it
 /// (Beat Zombies), then to initials when the result makes the table, then to the menu,
 /// never to the game's own "play again". Free play (the default) only counts coins.
-extension Kiosk {
-    var isCreditsMode: Bool { settings.kiosk.playMode == .credits }
+final class CreditDesk {
+    /// The coin box and credit meter (`Credits.swift`).
+    private(set) var meter: CreditMeter
+    /// Games whose current game is paid for and not over: they resume free.
+    private(set) var paidGames: Set<String> = []
+    /// The "continue?" screen while it shows, and the result that ends the game if declined.
+    private var continuing: (scene: ContinueScene, result: GameResult)?
+
+    init(store: StateStore, settings: Settings.Kiosk) {
+        meter = CreditMeter(store: store, settings: settings)
+    }
+
+    /// New settings: the meter's prices and mode.
+    func apply(_ settings: Settings.Kiosk, store: StateStore) {
+        meter = CreditMeter(store: store, settings: settings)
+    }
+
+    var isCreditsMode: Bool { meter.mode == .credits }
 
     /// Credits mode with a state partition that takes no writes: coins would buy credits
     /// the books cannot keep, so the cabinet says it is out of order until it can write.
-    var isOutOfOrder: Bool { isCreditsMode && !store.isWritable }
+    func isOutOfOrder(_ store: StateStore) -> Bool { isCreditsMode && !store.isWritable }
 
     /// The menu's credit line, nil in free play.
-    var creditLine: String? {
+    func creditLine(_ language: Language, store: StateStore) -> String? {
         guard isCreditsMode else { return nil }
-        if isOutOfOrder { return outOfOrderLine }
-        let n = creditMeter.credits
-        if creditMeter.canPlay {
+        if isOutOfOrder(store) { return Self.outOfOrderLine(language) }
+        let n = meter.credits
+        if meter.canPlay {
             return language == .chinese ? "币 \(n) · 点一个游戏开始" : "Credits \(n) · tap a game"
         }
         return language == .chinese ? "请投币 · 币 \(n)" : "Insert coin · credits \(n)"
     }
 
-    private var outOfOrderLine: String {
+    private static func outOfOrderLine(_ language: Language) -> String {
         language == .chinese ? "暂停服务 · 请联系工作人员" : "Out of order · call staff"
     }
 
     /// The attract banner's words in credits mode, nil in free play.
-    var attractLine: String? {
+    func attractLine(_ language: Language, store: StateStore) -> String? {
         guard isCreditsMode else { return nil }
-        if isOutOfOrder { return outOfOrderLine }
-        if creditMeter.canPlay {
-            return language == .chinese ? "币 \(creditMeter.credits) · 触摸开始" : "Credits \(creditMeter.credits) · touch to play"
+        if isOutOfOrder(store) { return Self.outOfOrderLine(language) }
+        if meter.canPlay {
+            return language == .chinese ? "币 \(meter.credits) · 触摸开始" : "Credits \(meter.credits) · touch to play"
         }
         return language == .chinese ? "请投币" : "Insert coin"
     }
 
     /// A coin dropped: counted on disk before anything else; the screens showing credits
     /// say so; in the attract mode it wakes the menu (someone is here).
-    func coinInserted() {
-        guard creditMeter.insertCoin(now: now) == .counted else {
+    func coinInserted(in kiosk: Kiosk) {
+        let store = kiosk.store
+        guard meter.insertCoin(now: kiosk.now) == .counted else {
             Log.error("coin: refused (\(store.counter(CounterKey.coinsRefused)) since start): the state partition cannot be "
                 + "written, so no credit was given; the screen says out of order")
-            sound.play(.mismatch, gain: 0.8, pan: 0)
-            stateWritabilityChanged()
+            kiosk.sound.play(.mismatch, gain: 0.8, pan: 0)
+            kiosk.stateWritabilityChanged()
             return
         }
-        Log.info("coin: \(store.counter(CounterKey.coins)) since the last reset, credits \(creditMeter.credits)"
+        Log.info("coin: \(store.counter(CounterKey.coins)) since the last reset, credits \(meter.credits)"
             + (store.isWritable ? "" : " (in memory: the state partition cannot be written)"))
-        sound.play(.match, gain: 0.8, pan: 0)
-        continuing?.scene.credits = creditMeter.credits
-        switch mode {
-        case .attract: goHome()
-        case .menu: refreshMenu()
+        kiosk.sound.play(.match, gain: 0.8, pan: 0)
+        continuing?.scene.credits = meter.credits
+        switch kiosk.mode {
+        case .attract: kiosk.goHome()
+        case .menu: kiosk.refreshMenu()
         default: break
         }
     }
 
-    /// The state partition stopped (or started again) taking writes: the screens that say
-    /// so follow at once.
-    func stateWritabilityChanged() {
-        if mode == .menu { refreshMenu() }
-        (screen.scene as? OperatorScene)?.refresh()
-    }
-
     /// Pays for a game about to open; false when it can't start (the menu says why).
-    func payForGame(_ id: String) -> Bool {
+    func pay(for id: String, in kiosk: Kiosk) -> Bool {
         guard isCreditsMode, !paidGames.contains(id) else { return true }
-        guard creditMeter.chargePlay(now: now) else {
-            menu.creditLine = creditLine
-            menu.shakeCreditLine()
+        guard meter.chargePlay(now: kiosk.now) else {
+            kiosk.shelf.menu.creditLine = creditLine(kiosk.language, store: kiosk.store)
+            kiosk.shelf.menu.shakeCreditLine()
             return false
         }
         // A new paid game: never the finished one with its "play again" panel.
-        openGames[id] = nil
+        kiosk.shelf.close(id)
         paidGames.insert(id)
-        refreshMenu()
+        kiosk.refreshMenu()
         return true
     }
 
     /// In credits mode a finished game takes no input until the kiosk moves on.
-    var isWaitingAfterPaidGame: Bool {
+    func isWaitingAfterPaidGame(_ mode: Kiosk.Mode) -> Bool {
         guard isCreditsMode, case .game(let id) = mode else { return false }
         return !paidGames.contains(id)
     }
 
-    /// What follows a finished paid game once its end has been seen (`HighScoreFlow`).
-    func afterPaidGame(_ id: String, _ result: GameResult) {
-        if let scene = openGames[id], scene.canContinue {
-            let prompt = ContinueScene(language: language, creditsPerPlay: creditMeter.creditsPerPlay,
-                                       credits: creditMeter.credits, now: now, clock: { [weak self] in self?.now ?? 0 })
-            prompt.onContinue = { [weak self] in self?.continueGame(id) }
+    /// The paid game reported its end: "continue?", initials or the menu follow.
+    func gameOver(_ id: String) { paidGames.remove(id) }
+
+    /// What follows a finished paid game once its end has been seen (`HighScoreDesk`).
+    func afterPaidGame(_ id: String, _ result: GameResult, in kiosk: Kiosk) {
+        if let scene = kiosk.shelf.openGames[id], scene.canContinue {
+            let prompt = ContinueScene(language: kiosk.language, creditsPerPlay: meter.creditsPerPlay,
+                                       credits: meter.credits, now: kiosk.now, clock: { [weak kiosk] in kiosk?.now ?? 0 })
+            prompt.onContinue = { [weak self, weak kiosk] in if let kiosk { self?.continueGame(id, in: kiosk) } }
             continuing = (prompt, result)
-            mode = .continuing(id)
-            show(prompt)
+            kiosk.mode = .continuing(id)
+            kiosk.show(prompt)
         } else {
-            afterDeclinedContinue(id, result)
+            afterDeclinedContinue(id, result, in: kiosk)
         }
     }
 
-    private func continueGame(_ id: String) {
-        guard let scene = openGames[id], creditMeter.chargePlay(now: now) else { return }
-        Log.info("credits: \(id) continued (credits left \(creditMeter.credits))")
+    private func continueGame(_ id: String, in kiosk: Kiosk) {
+        guard let scene = kiosk.shelf.openGames[id], meter.chargePlay(now: kiosk.now) else { return }
+        Log.info("credits: \(id) continued (credits left \(meter.credits))")
         continuing = nil
         paidGames.insert(id)
-        mode = .game(id)
-        idle.enter(.game, now: now)
-        show(scene)
+        kiosk.mode = .game(id)
+        kiosk.idle.enter(.game, now: kiosk.now)
+        kiosk.show(scene)
         scene.continueGame()
     }
 
-    func tickContinue(now: Double) {
-        guard let (prompt, result) = continuing, prompt.isExpired(now: now), case .continuing(let id) = mode else { return }
+    var continueDeadline: Double? { continuing?.scene.deadline }
+
+    func tick(in kiosk: Kiosk) {
+        guard let (prompt, result) = continuing, prompt.isExpired(now: kiosk.now), case .continuing(let id) = kiosk.mode
+        else { return }
         continuing = nil
-        afterDeclinedContinue(id, result)
+        afterDeclinedContinue(id, result, in: kiosk)
+    }
+
+    /// Leaving the "continue?" screen some other way: the game is over.
+    func leaveContinue(_ id: String, in kiosk: Kiosk) {
+        continuing = nil
+        endPaidGame(id, in: kiosk)
     }
 
     /// The game is over for good: its table if the result makes it, else the menu.
-    private func afterDeclinedContinue(_ id: String, _ result: GameResult) {
-        if let game = catalog.game(id),
-           store.qualifiesForHighScores(result.variantKey, score: result.score, lowerIsBetter: game.best.lowerIsBetter) {
-            askForInitials(id, result)
+    private func afterDeclinedContinue(_ id: String, _ result: GameResult, in kiosk: Kiosk) {
+        if let game = kiosk.shelf.catalog.game(id),
+           kiosk.store.qualifiesForHighScores(result.variantKey, score: result.score, lowerIsBetter: game.best.lowerIsBetter) {
+            kiosk.scores.askForInitials(id, result, in: kiosk)
         } else {
-            endPaidGame(id)
+            endPaidGame(id, in: kiosk)
         }
     }
 
     /// Back to the menu; the finished scene is dropped so the next game is a new, paid one.
-    func endPaidGame(_ id: String) {
-        openGames[id] = nil
+    func endPaidGame(_ id: String, in kiosk: Kiosk) {
+        kiosk.shelf.close(id)
         paidGames.remove(id)
-        if mode != .menu { goHome() }
+        if kiosk.mode != .menu { kiosk.goHome() }
     }
 }

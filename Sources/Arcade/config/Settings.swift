@@ -1,3 +1,4 @@
+import ScreenGeometry
 import BeatZombies
 import Graphics
 import Input
@@ -21,7 +22,7 @@ public struct Settings: Equatable, Sendable {
         /// Headless runs use it as the screen size.
         public var mode: String? = nil
         /// 0, 90, 180 or 270 degrees clockwise.
-        public var rotation: Int = 0
+        public var rotation: Rotation = .deg0
         /// .xrgb8888 or .rgb565; nil: the driver's preferred depth.
         public var format: PixelFormat? = nil
         /// Backlight level in percent at start; nil leaves it as the firmware set it.

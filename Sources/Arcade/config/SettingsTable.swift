@@ -1,3 +1,4 @@
+import ScreenGeometry
 // The settings table: every key a file, `--set` or the operator's saved settings may
 // name, with how to read and write it. Adding a setting: a field in Settings.swift, an
 // entry here and a line in docs/CONFIG.md.
@@ -81,11 +82,11 @@ extension Settings {
             s.display.mode = v
             return nil
         },
-        Entry(key: "display.rotation", get: { String($0.display.rotation) }) { s, v in
-            guard let degrees = Int(v), [0, 90, 180, 270].contains(degrees) else {
+        Entry(key: "display.rotation", get: { String($0.display.rotation.rawValue) }) { s, v in
+            guard let degrees = Int(v), let rotation = Rotation(rawValue: degrees) else {
                 return "must be 0, 90, 180 or 270"
             }
-            s.display.rotation = degrees
+            s.display.rotation = rotation
             return nil
         },
         Entry(key: "display.format", get: { $0.display.format?.rawValue ?? "auto" }) { s, v in

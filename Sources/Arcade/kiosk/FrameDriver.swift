@@ -33,7 +33,7 @@ final class FrameDriver {
         guard !damage.isEmpty || force else { return false }
         try presenter.present(kiosk.screen.shadow, damage: damage)
         framesPresented += 1
-        kiosk.figures.recordFrame(seconds: monotonicSeconds() - started)
+        kiosk.reporting.figures.recordFrame(seconds: monotonicSeconds() - started)
         if now - lastHeapTrim >= FrameDriver.heapTrimInterval {
             lastHeapTrim = now
             _ = releaseFreeHeap()

@@ -57,43 +57,57 @@ struct MetricsSnapshot {
     }
 }
 
-extension Kiosk {
-    /// Starts (or stops, or moves) the metrics file after the settings changed.
-    func configureMetrics() {
-        let directory = settings.metrics.textfileDirectory
-        guard directory != metrics?.directory else { return }
-        metrics = directory.map { MetricsWriter(directory: $0) }
-    }
-
-    /// The metrics as they stand now.
-    func metricsSnapshot(now: Double, cpuSeconds: Double) -> MetricsSnapshot {
-        MetricsSnapshot(books: store.bookkeeping(games: catalog.ids, now: now), version: systemVersion,
-                        runSeconds: now - startedAt, cpuSeconds: cpuSeconds, figures: figures, credits: creditMeter.credits,
-                        stateWritable: store.isWritable)
-    }
-
-    /// From `tick`: the metrics file, when a minute has passed since the last one.
-    func tickMetrics(now: Double) {
-        metrics?.writeActivity(activity(now: now), now: now)
-        guard let metrics, now >= metrics.nextDeadline else { return }
-        let cpu = cpuClock()
-        figures.closeWindow(now: now, cpuSeconds: cpu)
-        metrics.writeIfDue(now: now) { metricsSnapshot(now: now, cpuSeconds: cpu).text }
-    }
-}
-
-extension Kiosk {
+/// What the kiosk reports about itself, and the state that takes: frame times and CPU
+/// (`RunFigures`), the image's version, and the metrics file (`MetricsWriter`), written
+/// from `Kiosk.tick` once a minute.
+final class KioskReporting {
     /// Seconds of an untouched menu that count as idle (also with the attract mode off).
     static let idleMenuSeconds = 120.0
 
+    let figures = RunFigures()
+    private(set) var writer: MetricsWriter?
+    var cpuClock: () -> Double = RunFigures.processCPUSeconds
+    /// The image's version and booted slot (`SystemVersion.swift`); the live kiosk reads it.
+    var systemVersion = SystemVersion()
+    let startedAt: Double
+
+    init(startedAt: Double) { self.startedAt = startedAt }
+
+    /// Starts (or stops, or moves) the metrics file after the settings changed.
+    func apply(_ settings: Settings.Metrics) {
+        let directory = settings.textfileDirectory
+        guard directory != writer?.directory else { return }
+        writer = directory.map { MetricsWriter(directory: $0) }
+    }
+
+    var deadline: Double? { writer?.nextDeadline }
+
+    /// The metrics as they stand now.
+    func snapshot(of kiosk: Kiosk, cpuSeconds: Double) -> MetricsSnapshot {
+        MetricsSnapshot(books: kiosk.store.bookkeeping(games: kiosk.shelf.catalog.ids, now: kiosk.now), version: systemVersion,
+                        runSeconds: kiosk.now - startedAt, cpuSeconds: cpuSeconds, figures: figures,
+                        credits: kiosk.coins.meter.credits, stateWritable: kiosk.store.isWritable)
+    }
+
+    /// From `tick`: the activity file, and the metrics file when a minute has passed.
+    func tick(_ kiosk: Kiosk) {
+        let now = kiosk.now
+        writer?.writeActivity(Self.activity(kiosk.mode, isClosed: kiosk.panel.isClosed,
+                                            idleFor: now - kiosk.panel.lastInput), now: now)
+        guard let writer, now >= writer.nextDeadline else { return }
+        let cpu = cpuClock()
+        figures.closeWindow(now: now, cpuSeconds: cpu)
+        writer.writeIfDue(now: now) { snapshot(of: kiosk, cpuSeconds: cpu).text }
+    }
+
     /// `boardwalk_activity`'s state: whether a reboot now would interrupt anyone.
-    func activity(now: Double) -> String {
+    static func activity(_ mode: Kiosk.Mode, isClosed: Bool, idleFor: Double) -> String {
         switch mode {
         case .attract: return "idle"
         case .closed: return "closed"
         case .pin, .operatorMenu, .calibration: return "service"
         case .menu where isClosed: return "closed"
-        case .menu where now - lastInput >= Kiosk.idleMenuSeconds: return "idle"
+        case .menu where idleFor >= idleMenuSeconds: return "idle"
         default: return isClosed ? "closed" : "play"
         }
     }

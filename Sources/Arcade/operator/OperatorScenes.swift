@@ -1,3 +1,4 @@
+import ScreenGeometry
 import BeatZombies
 import Graphics
 import Platform
@@ -105,7 +106,7 @@ public protocol OperatorControls: AnyObject {
     var volume: Int { get set }
     /// nil when the screen has no backlight control.
     var brightness: Int? { get set }
-    var rotation: Int { get set }
+    var rotation: Rotation { get set }
     var language: Language { get set }
     var idleToMenuSeconds: Int { get set }
     var menuToAttractSeconds: Int { get set }
@@ -263,8 +264,8 @@ public final class OperatorScene: Scene, UsesUSBSticks {
         stepper(words.brightness, page: 0, value: { c.brightness.map { "\($0)%" } ?? words.notAvailable },
                 minus: { if let b = c.brightness { c.brightness = max(10, b - 10) } },
                 plus: { if let b = c.brightness { c.brightness = min(100, b + 10) } })
-        stepper(words.rotation, page: 0, value: { "\(c.rotation)°" },
-                minus: { c.rotation = (c.rotation + 270) % 360 }, plus: { c.rotation = (c.rotation + 90) % 360 })
+        stepper(words.rotation, page: 0, value: { "\(c.rotation.rawValue)°" },
+                minus: { c.rotation = c.rotation.turned(by: -90) }, plus: { c.rotation = c.rotation.turned(by: 90) })
         let lang = Button(words.switchLanguage, kind: .secondary)
         let langRow = SettingRow(name: words.languageRow, buttons: [lang])
         lang.action = { [weak self] in

@@ -27,7 +27,7 @@ public final class HeadlessRunner {
 
     public init(settings: Settings, width: Int, height: Int, store: StateStore,
                 catalog: GameCatalog = .standard) throws(DisplayError) {
-        let rotation = Rotation(degrees: settings.display.rotation) ?? .deg0
+        let rotation = settings.display.rotation
         let logical = rotation.swapped(width, height)
         presenter = try HeadlessPresenter(width: logical.width, height: logical.height, rotation: rotation,
                                           format: settings.display.format ?? .xrgb8888)

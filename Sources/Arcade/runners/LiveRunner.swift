@@ -52,7 +52,7 @@ public final class LiveRunner {
         timer = try TimerFD()
         notify = SystemdNotify.fromEnvironment()
 
-        let rotation = Rotation(degrees: settings.display.rotation) ?? .deg0
+        let rotation = settings.display.rotation
         if let offscreen {
             let logical = rotation.swapped(offscreen.width, offscreen.height)
             presenter = try PacedPresenter(width: logical.width, height: logical.height, rotation: rotation)
@@ -97,47 +97,48 @@ public final class LiveRunner {
         frames = FrameDriver(kiosk: kiosk, presenter: presenter, now: monotonicSeconds())
         let version = SystemVersion.read()
         kiosk.systemVersion = version
-        kiosk.updater = RaucUpdater()
-        kiosk.asksForUSBSticksThroughRuntimeDirectory()
+        kiosk.cabinet.updater = RaucUpdater()
+        kiosk.cabinet.asksForUSBSticksThroughRuntimeDirectory()
         // The PIN's PBKDF2 must not stop the frames and the watchdog's feeding.
-        kiosk.worksInBackground = true
+        kiosk.cabinet.worksInBackground = true
         Log.notice("system: \(version.summary)")
         wireKiosk()
     }
 
     private func wireKiosk() {
         let backlight = Backlight()
-        kiosk.brightnessReader = { backlight.percent() }
-        kiosk.onBrightnessChange = { _ = backlight.setPercent($0) }
-        kiosk.onVolumeChange = { [weak self] v in self?.audio?.setMasterVolume(Float(v) / 100) }
+        let cabinet = kiosk.cabinet
+        cabinet.brightnessReader = { backlight.percent() }
+        cabinet.onBrightnessChange = { _ = backlight.setPercent($0) }
+        cabinet.onVolumeChange = { [weak self] v in self?.audio?.setMasterVolume(Float(v) / 100) }
         // Screen care and closing time switch the panel through DPMS; without a DRM
         // display (offscreen) or without DPMS the kiosk blacks the picture instead.
-        if let drm { kiosk.onPanelPower = { on in drm.setPanelPower(on) } }
-        kiosk.onExitToConsole = { [weak self] in
+        if let drm { cabinet.onPanelPower = { on in drm.setPanelPower(on) } }
+        cabinet.onExitToConsole = { [weak self] in
             Log.notice("operator chose exit to console: the kiosk stays stopped; 'systemctl start boardwalk' (or a restart) brings it back")
             self?.exitCode = Boardwalk.exitToConsoleStatus
             self?.loop.stop()
         }
-        kiosk.onRestart = { [weak self] in
+        cabinet.onRestart = { [weak self] in
             // A clean exit that systemd (Restart=always) follows with a fresh start.
             Log.notice("operator chose restart: the kiosk exits and systemd starts it again")
             self?.exitCode = Boardwalk.restartStatus
             self?.loop.stop()
         }
-        kiosk.onRotationChange = { [weak self] _ in
+        cabinet.onRotationChange = { [weak self] _ in
             // A new rotation needs a new presenter and screen: restart cleanly; systemd
             // (Restart=always) brings the kiosk back with the saved setting.
             Log.notice("rotation changed; restarting to apply it")
             self?.exitCode = Boardwalk.restartStatus
             self?.loop.stop()
         }
-        kiosk.onCalibrationModeChange = { [weak self] calibrating in
+        cabinet.onCalibrationModeChange = { [weak self] calibrating in
             guard let self else { return }
             var t = self.input.config.transform
             t.calibration = calibrating ? .identity : CalibrationMatrix(parsingValues: self.kiosk.settings.touch.calibration)
             self.input.updateTransform(t)
         }
-        kiosk.onCalibrationDone = { [weak self] matrix in
+        cabinet.onCalibrationDone = { [weak self] matrix in
             guard let self else { return }
             var t = self.input.config.transform
             t.calibration = CalibrationMatrix(parsingValues: matrix)
@@ -258,8 +259,6 @@ public final class LiveRunner {
             audio = engine
             sound.target = engine.soundBoard
             // The volume the kiosk wants now (attract, closing time) reaches the new mixer.
-            let apply = kiosk.onVolumeChange
-            kiosk.onVolumeChange = apply
             kiosk.applyVolume()
         } catch {
             Log.warning("sound: \(error); running silent")

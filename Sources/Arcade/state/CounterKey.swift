@@ -20,6 +20,10 @@ enum CounterKey {
     static let booksResetAt = "bookkeeping.reset_at"
     /// The latest wall-clock time this cabinet saw (epoch seconds; `StateStore.wallTime`).
     static let lastKnownTime = "clock.last_known"
+    /// The PIN pad's guard against guessing (`PINEntry.Persisted`), kept through restarts.
+    static let pinFailures = "operator_pin.failures"
+    static let pinLockouts = "operator_pin.lockouts"
+    static let pinLockedSeconds = "operator_pin.locked_seconds"
     static func plays(_ game: String) -> String { "plays." + game }
     static func playTime(_ game: String) -> String { "playtime." + game }
 }
