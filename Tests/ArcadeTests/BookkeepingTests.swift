@@ -91,24 +91,24 @@ final class BookkeepingTests: XCTestCase {
         /dev/sdd1 /media/ntfs ntfs3 rw 0 0
         tmpfs /run tmpfs rw 0 0
         """
-        XCTAssertEqual(USBExport.mountPoints(mounts), ["/media/USB STICK"], "FAT and exFAT only")
+        XCTAssertEqual(MountedSticks.mountPoints(mounts), ["/media/USB STICK"], "FAT and exFAT only")
         // A Pi booted from a USB disk: its own partitions are never a stick.
         let usbBoot = """
         /dev/sda2 / ext4 ro 0 0
         /dev/sda3 /var/lib/boardwalk vfat rw 0 0
         /dev/sdb1 /run/boardwalk-usb/sdb1 exfat rw 0 0
         """
-        XCTAssertEqual(USBExport.mountPoints(usbBoot), ["/run/boardwalk-usb/sdb1"])
-        XCTAssertEqual(USBExport.disk(ofPartition: "/dev/mmcblk0p5"), "mmcblk0")
-        XCTAssertEqual(USBExport.disk(ofPartition: "/dev/nvme0n1p2"), "nvme0n1")
-        XCTAssertEqual(USBExport.disk(ofPartition: "/dev/sdb12"), "sdb")
+        XCTAssertEqual(MountedSticks.mountPoints(usbBoot), ["/run/boardwalk-usb/sdb1"])
+        XCTAssertEqual(MountedSticks.disk(ofPartition: "/dev/mmcblk0p5"), "mmcblk0")
+        XCTAssertEqual(MountedSticks.disk(ofPartition: "/dev/nvme0n1p2"), "nvme0n1")
+        XCTAssertEqual(MountedSticks.disk(ofPartition: "/dev/sdb12"), "sdb")
         let stick = try makeTemporaryDirectory(self)
         let epoch = 1_796_000_000
-        let path = try USBExport.export("item,game,value\n", mounts: "/dev/sdc1 \(stick) exfat rw 0 0\n", epoch: epoch).get()
+        let path = try Bookkeeping.exportToStick("item,game,value\n", mounts: "/dev/sdc1 \(stick) exfat rw 0 0\n", epoch: epoch).get()
         XCTAssertTrue(path.hasPrefix(stick + "/boardwalk-bookkeeping-"), path)
         XCTAssertTrue(path.hasSuffix(WallClock(epochSeconds: epoch).isoMinute.replacing(" ", with: "-").replacing(":", with: "") + ".csv"))
         XCTAssertEqual(readFile(path), "item,game,value\n")
-        guard case .failure(let problem) = USBExport.export("x", mounts: "", epoch: epoch) else { return XCTFail("no stick") }
+        guard case .failure(let problem) = Bookkeeping.exportToStick("x", mounts: "", epoch: epoch) else { return XCTFail("no stick") }
         XCTAssertEqual(problem.description, "no USB stick is mounted")
     }
 

@@ -75,7 +75,7 @@ extension Kiosk: OperatorControls {
         let csv = books.csv(exportedAt: epoch)
         // A stick can stall for seconds (a worn one, a hostile one): never on the run loop.
         return BackgroundResult("usb-export", inBackground: cabinet.worksInBackground) {
-            let result = USBExport.export(csv, mounts: (try? Files.readText("/proc/self/mounts")) ?? "", epoch: epoch)
+            let result = Bookkeeping.exportToStick(csv, mounts: (try? Files.readText("/proc/self/mounts")) ?? "", epoch: epoch)
             switch result {
             case .success(let path): Log.info("bookkeeping: exported to \(path)")
             case .failure(let problem): Log.warning("bookkeeping: export failed: \(problem)")

@@ -167,49 +167,10 @@ extension Bookkeeping {
     }
 }
 
-/// USB sticks the kiosk reads bundles from and writes its books to: mounted block devices
-/// on the USB bus (`/dev/sd*`) with FAT or exFAT (what an operator's PC writes; a stranger's
-/// ext4 stick can carry device nodes and setuid files), never a partition of the disk the
-/// system runs from (a Pi booted from a USB disk), from /proc/self/mounts.
-enum USBExport {
-    static let fileSystems: Set<String> = ["vfat", "exfat"]
-
-    /// Mount points of sticks in a mounts table (`/proc/self/mounts` lines).
-    static func mountPoints(_ mounts: String) -> [String] {
-        let entries = mounts.split(separator: "\n").map { $0.split(separator: " ") }.filter { $0.count >= 3 }
-        let systemDisk = entries.first { $0[1] == "/" }.flatMap { disk(ofPartition: String($0[0])) }
-        var out: [String] = []
-        for fields in entries {
-            let device = String(fields[0])
-            guard device.hasPrefix("/dev/sd"), fileSystems.contains(String(fields[2])),
-                  disk(ofPartition: device) != systemDisk else { continue }
-            let point = unescape(String(fields[1]))
-            guard point != "/", !point.hasPrefix("/boot") else { continue }
-            out.append(point)
-        }
-        return out
-    }
-
-    /// The disk a partition's device is on: /dev/sda1 -> sda, /dev/mmcblk0p5 -> mmcblk0,
-    /// /dev/nvme0n1p2 -> nvme0n1, /dev/vda2 -> vda; nil outside /dev.
-    static func disk(ofPartition device: String) -> String? {
-        guard device.hasPrefix("/dev/") else { return nil }
-        var name = Substring(device.dropFirst(5))
-        guard !name.contains("/"), !name.isEmpty else { return nil }
-        let numbered = name.hasPrefix("mmcblk") || name.hasPrefix("nvme") || name.hasPrefix("loop")
-        while let last = name.last, last.isNumber { name = name.dropLast() }
-        if numbered, name.last == "p" { name = name.dropLast() }
-        return name.isEmpty ? nil : String(name)
-    }
-
-    /// The kernel writes spaces and tabs in mount points as \040 and \011.
-    static func unescape(_ text: String) -> String {
-        text.replacing("\\040", with: " ").replacing("\\011", with: "\t").replacing("\\134", with: "\\")
-    }
-
+extension Bookkeeping {
     /// Writes the books to the first stick; the file's path, or why not.
-    static func export(_ csv: String, mounts: String, epoch: Int) -> Result<String, Bookkeeping.Problem> {
-        guard let point = mountPoints(mounts).first else {
+    static func exportToStick(_ csv: String, mounts: String, epoch: Int) -> Result<String, Bookkeeping.Problem> {
+        guard let point = MountedSticks.mountPoints(mounts).first else {
             return .failure(Bookkeeping.Problem(description: "no USB stick is mounted"))
         }
         let time = WallClock(epochSeconds: epoch)

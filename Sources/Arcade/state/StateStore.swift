@@ -23,18 +23,9 @@ import Platform
 /// `isWritable` says so meanwhile (the operator's warning, the metric, and credits mode
 /// refusing coins it could not record), and the first write that succeeds clears it.
 public final class StateStore {
-    public enum File: String, CaseIterable, Sendable {
-        case scores, settings, counters, highscores
-
-        /// Scores and counters are whole numbers; settings are text; high-score tables are
-        /// lists of entries (`HighScoreTable`).
-        var numeric: Bool { self == .scores || self == .counters }
-    }
-
     public let directory: String
     /// Seconds between the first unsaved change and its write.
     /// An atomic write costs ~16 ms here (two fsyncs): a frame or so, so not often.
-    /// Call flush() when leaving a game to save a new best at once.
     public var flushDelay: Double = 10
     /// After a failed write, wait this long before trying again (no retry storm).
     public var retryDelay: Double = 60
@@ -360,66 +351,6 @@ public final class StateStore {
         isClosed = true
     }
 
-    // MARK: File format
-
-    func render(_ file: File) -> String {
-        var text = "# Boardwalk \(file.rawValue), written by the kiosk (key=value)\n"
-        switch file {
-        case .scores: for key in scores.keys.sorted() { text += "\(key)=\(scores[key]!)\n" }
-        case .counters: for key in counters.keys.sorted() { text += "\(key)=\(counters[key]!)\n" }
-        case .settings: for key in settings.keys.sorted() { text += "\(key)=\(settings[key]!)\n" }
-        case .highscores:
-            for key in highScoreEntries.keys.sorted() {
-                text += "\(key)=\(HighScoreTable.stored(highScoreEntries[key]!))\n"
-            }
-        }
-        return text
-    }
-
-    /// The entries of a file, or why it is corrupt.
-    static func parse(_ bytes: [UInt8], file: File) -> Result<[String: String], ParseFailure> {
-        guard !bytes.isEmpty else { return .failure(ParseFailure(line: nil, reason: "empty")) }
-        guard bytes.last == UInt8(ascii: "\n") else {
-            return .failure(ParseFailure(line: nil, reason: "truncated (no final newline)"))
-        }
-        guard !bytes.contains(0), let text = String(validating: bytes, as: UTF8.self) else {
-            return .failure(ParseFailure(line: nil, reason: "not UTF-8 text"))
-        }
-        var entries: [String: String] = [:]
-        var number = 0
-        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
-        for line in lines.dropLast() {
-            number += 1
-            if line.isEmpty || line.hasPrefix("#") { continue }
-            guard let equals = line.firstIndex(of: "=") else {
-                return .failure(ParseFailure(line: number, reason: "no '='"))
-            }
-            let key = String(line[..<equals])
-            let value = String(line[line.index(after: equals)...])
-            guard isValidKey(key) else { return .failure(ParseFailure(line: number, reason: "bad key")) }
-            if file.numeric, (Int(value) ?? -1) < 0 {
-                return .failure(ParseFailure(line: number, reason: "not a whole number"))
-            }
-            if file == .highscores, HighScoreTable.parseEntries(value) == nil {
-                return .failure(ParseFailure(line: number, reason: "not a high-score table"))
-            }
-            entries[key] = value
-        }
-        return .success(entries)
-    }
-
-    struct ParseFailure: Error, Equatable {
-        var line: Int?
-        var reason: String
-    }
-
-    static func isValidKey(_ key: String) -> Bool {
-        !key.isEmpty && key.count <= 128 && key.utf8.allSatisfy { byte in
-            (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x30 && byte <= 0x39)
-                || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
-        }
-    }
-
     private func load(_ file: File) {
         let filePath = path(file.rawValue)
         // A temp file is what an interrupted write leaves; the real file is still whole.
@@ -449,16 +380,6 @@ public final class StateStore {
                 + (aside.map { "moved to \($0)" } ?? "could not move it aside") + ", starting fresh")
             markDirty(file, now: sessionStart)
         }
-    }
-
-    /// Renames a bad file to NAME.corrupt-N (the first free N) so it can be looked at later.
-    private func moveAside(_ filePath: String) -> String? {
-        for number in 1...1000 {
-            let target = "\(filePath).corrupt-\(number)"
-            if Files.exists(target) { continue }
-            return rename(filePath, target) == 0 ? target : nil
-        }
-        return nil
     }
 
     func markDirty(_ file: File, now: Double) {

@@ -46,14 +46,14 @@ extension SystemUpdater {
     static func fileName(_ path: String) -> String { path.split(separator: "/").last.map(String.init) ?? path }
 }
 
-/// Bundles on sticks: the mount points `USBExport` finds (mounted `/dev/sd*` file systems),
+/// Bundles on sticks: the mount points `MountedSticks` finds (mounted `/dev/sd*` file systems),
 /// each one's top-level `*.raucb` files that are regular files (not a FIFO that would hang
 /// the reader, a device, or a link out of the stick).
 enum USBBundles {
     static func find(mounts: String, list: (String) -> [String] = Files.listDirectory,
                      isRegularFile: (String) -> Bool = Files.isRegularFile) -> [String] {
         var out: [String] = []
-        for point in USBExport.mountPoints(mounts) {
+        for point in MountedSticks.mountPoints(mounts) {
             for name in list(point).sorted() where name.hasSuffix(".raucb") && !name.hasPrefix(".") {
                 let path = point + "/" + name
                 if isRegularFile(path) { out.append(path) }
