@@ -13,12 +13,12 @@ public struct CommandLineOptions: Equatable, Sendable {
 
     /// Flags taking a value, and the setting each one sets.
     public static let settingFlags: [String: String] = [
-        "--rotation": "display.rotation",
-        "--size": "display.mode",
-        "--state-dir": "kiosk.state_dir",
-        "--data-dir": "kiosk.data_dir",
-        "--board": "kiosk.board",
-        "--language": "kiosk.language",
+        "--rotation": SettingKey.displayRotation,
+        "--size": SettingKey.displayMode,
+        "--state-dir": SettingKey.kioskStateDir,
+        "--data-dir": SettingKey.kioskDataDir,
+        "--board": SettingKey.kioskBoard,
+        "--language": SettingKey.kioskLanguage,
     ]
 
     /// `arguments` without the program name. Both `--flag value` and `--flag=value`.

@@ -32,8 +32,8 @@ public struct Config: Sendable {
 
         // The board and data dir decide where the profile is; the command line beats the file.
         let early = mainEntries + options.overrides
-        let dataDir = early.last(where: { $0.key == "kiosk.data_dir" })?.value ?? defaults.kiosk.dataDir
-        let boardName = early.last(where: { $0.key == "kiosk.board" })?.value ?? defaults.kiosk.board
+        let dataDir = early.last(where: { $0.key == SettingKey.kioskDataDir })?.value ?? defaults.kiosk.dataDir
+        let boardName = early.last(where: { $0.key == SettingKey.kioskBoard })?.value ?? defaults.kiosk.board
         var boardEntries: [ConfigEntry] = []
         if let boardName, !boardName.isEmpty, boardName != "none" {
             if let path = boardProfilePath(boardName, dataDir: dataDir) {

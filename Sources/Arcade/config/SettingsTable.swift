@@ -17,12 +17,12 @@ extension Settings {
     /// so paths, devices, the coin mech, the keyboard policy, the metrics and the PIN
     /// come only from root's files (the board profile, boardwalk.conf).
     public static let operatorKeys: Set<String> = [
-        "audio.volume", "audio.volume_max", "audio.attract_volume",
-        "display.brightness", "display.rotation", "display.dim_after", "display.off_after", "display.pixel_shift",
-        "touch.calibration",
-        "kiosk.language", "kiosk.enabled_games", "kiosk.idle_to_menu_seconds", "kiosk.menu_to_attract_seconds",
-        "kiosk.hours", "kiosk.closed_card", "kiosk.mode", "kiosk.credits_per_play", "kiosk.coins_per_credit",
-        "zombies.difficulty",
+        SettingKey.audioVolume, SettingKey.audioVolumeMax, SettingKey.audioAttractVolume,
+        SettingKey.displayBrightness, SettingKey.displayRotation, SettingKey.displayDimAfter, SettingKey.displayOffAfter, SettingKey.displayPixelShift,
+        SettingKey.touchCalibration,
+        SettingKey.kioskLanguage, SettingKey.kioskEnabledGames, SettingKey.kioskIdleToMenuSeconds, SettingKey.kioskMenuToAttractSeconds,
+        SettingKey.kioskHours, SettingKey.kioskClosedCard, SettingKey.kioskMode, SettingKey.kioskCreditsPerPlay, SettingKey.kioskCoinsPerCredit,
+        SettingKey.zombiesDifficulty,
     ]
     /// Keys whose values no log line repeats.
     public static let secretKeys: Set<String> = ["kiosk.operator_pin"]
@@ -76,13 +76,13 @@ extension Settings {
             s.display.connector = name
             return nil
         },
-        Entry(key: "display.mode", get: { $0.display.mode ?? "auto" }) { s, v in
+        Entry(key: SettingKey.displayMode, get: { $0.display.mode ?? "auto" }) { s, v in
             if v == "auto" { s.display.mode = nil; return nil }
             guard Parse.mode(v) != nil else { return "expected auto, WIDTHxHEIGHT or WIDTHxHEIGHT@HZ" }
             s.display.mode = v
             return nil
         },
-        Entry(key: "display.rotation", get: { String($0.display.rotation.rawValue) }) { s, v in
+        Entry(key: SettingKey.displayRotation, get: { String($0.display.rotation.rawValue) }) { s, v in
             guard let degrees = Int(v), let rotation = Rotation(rawValue: degrees) else {
                 return "must be 0, 90, 180 or 270"
             }
@@ -98,7 +98,7 @@ extension Settings {
             }
             return nil
         },
-        Entry(key: "display.brightness", get: { $0.display.brightness.map(String.init) ?? "auto" }) { s, v in
+        Entry(key: SettingKey.displayBrightness, get: { $0.display.brightness.map(String.init) ?? "auto" }) { s, v in
             if v == "auto" { s.display.brightness = nil; return nil }
             guard let percent = Int(v), (Backlight.minimumPercent...100).contains(percent) else {
                 return "must be auto or \(Backlight.minimumPercent) to 100 (percent)"
@@ -112,13 +112,13 @@ extension Settings {
             s.display.tty = v
             return nil
         },
-        Entry(key: "display.pixel_shift", get: { String($0.display.pixelShift) }) { s, v in
+        Entry(key: SettingKey.displayPixelShift, get: { String($0.display.pixelShift) }) { s, v in
             Parse.bool(v).map { s.display.pixelShift = $0 } == nil ? Parse.boolHelp : nil
         },
-        Entry(key: "display.dim_after", get: { String($0.display.dimAfterMinutes) }) { s, v in
+        Entry(key: SettingKey.displayDimAfter, get: { String($0.display.dimAfterMinutes) }) { s, v in
             Parse.int(v, 0...1440).map { s.display.dimAfterMinutes = $0 } == nil ? "must be 0 (never) to 1440 minutes" : nil
         },
-        Entry(key: "display.off_after", get: { String($0.display.offAfterMinutes) }) { s, v in
+        Entry(key: SettingKey.displayOffAfter, get: { String($0.display.offAfterMinutes) }) { s, v in
             Parse.int(v, 0...1440).map { s.display.offAfterMinutes = $0 } == nil ? "must be 0 (never) to 1440 minutes" : nil
         },
         Entry(key: "touch.device", get: { $0.touch.device ?? "auto" }) { s, v in
@@ -126,7 +126,7 @@ extension Settings {
             s.touch.device = v == "auto" ? nil : v
             return nil
         },
-        Entry(key: "touch.calibration", get: { $0.touch.calibration.map(Parse.number).joined(separator: " ") }) { s, v in
+        Entry(key: SettingKey.touchCalibration, get: { $0.touch.calibration.map(Parse.number).joined(separator: " ") }) { s, v in
             guard let matrix = Parse.numbers(v), matrix.count == 6 else { return "expected 6 numbers (a b c d e f)" }
             guard matrix[0] * matrix[4] - matrix[1] * matrix[3] != 0 else { return "the matrix is singular" }
             s.touch.calibration = matrix
@@ -160,13 +160,13 @@ extension Settings {
         Entry(key: "audio.buffer_periods", get: { String($0.audio.bufferPeriods) }) { s, v in
             Parse.int(v, 2...16).map { s.audio.bufferPeriods = $0 } == nil ? "must be 2 to 16" : nil
         },
-        Entry(key: "audio.volume", get: { String($0.audio.volume) }) { s, v in
+        Entry(key: SettingKey.audioVolume, get: { String($0.audio.volume) }) { s, v in
             Parse.int(v, 0...100).map { s.audio.volume = $0 } == nil ? "must be 0 to 100 (percent)" : nil
         },
-        Entry(key: "audio.volume_max", get: { String($0.audio.volumeMax) }) { s, v in
+        Entry(key: SettingKey.audioVolumeMax, get: { String($0.audio.volumeMax) }) { s, v in
             Parse.int(v, 0...100).map { s.audio.volumeMax = $0 } == nil ? "must be 0 to 100 (percent)" : nil
         },
-        Entry(key: "audio.attract_volume", get: { String($0.audio.attractVolume) }) { s, v in
+        Entry(key: SettingKey.audioAttractVolume, get: { String($0.audio.attractVolume) }) { s, v in
             Parse.int(v, 0...100).map { s.audio.attractVolume = $0 } == nil ? "must be 0 to 100 (percent of the volume)" : nil
         },
         Entry(key: "audio.sounds_dir", get: { $0.audio.soundsDir }) { s, v in
@@ -174,12 +174,12 @@ extension Settings {
             s.audio.soundsDir = v
             return nil
         },
-        Entry(key: "kiosk.language", get: { $0.kiosk.language.rawValue }) { s, v in
+        Entry(key: SettingKey.kioskLanguage, get: { $0.kiosk.language.rawValue }) { s, v in
             guard let language = Language(rawValue: v) else { return "must be en or zh" }
             s.kiosk.language = language
             return nil
         },
-        Entry(key: "kiosk.enabled_games", get: { $0.kiosk.enabledGames.joined(separator: ", ") }) { s, v in
+        Entry(key: SettingKey.kioskEnabledGames, get: { $0.kiosk.enabledGames.joined(separator: ", ") }) { s, v in
             let names = Parse.list(v)
             let known = GameCatalog.standard.ids
             let unknown = names.filter { !known.contains($0) }
@@ -197,10 +197,10 @@ extension Settings {
             s.input.keyboards = policy
             return nil
         },
-        Entry(key: "kiosk.idle_to_menu_seconds", get: { String($0.kiosk.idleToMenuSeconds) }) { s, v in
+        Entry(key: SettingKey.kioskIdleToMenuSeconds, get: { String($0.kiosk.idleToMenuSeconds) }) { s, v in
             Parse.timeout(v).map { s.kiosk.idleToMenuSeconds = $0 } == nil ? Parse.timeoutHelp : nil
         },
-        Entry(key: "kiosk.menu_to_attract_seconds", get: { String($0.kiosk.menuToAttractSeconds) }) { s, v in
+        Entry(key: SettingKey.kioskMenuToAttractSeconds, get: { String($0.kiosk.menuToAttractSeconds) }) { s, v in
             Parse.timeout(v).map { s.kiosk.menuToAttractSeconds = $0 } == nil ? Parse.timeoutHelp : nil
         },
         Entry(key: "kiosk.attract_seconds_per_game", get: { String($0.kiosk.attractSecondsPerGame) }) { s, v in
@@ -217,39 +217,39 @@ extension Settings {
             s.kiosk.operatorPIN = hash
             return nil
         },
-        Entry(key: "kiosk.state_dir", get: { $0.kiosk.stateDir }) { s, v in
+        Entry(key: SettingKey.kioskStateDir, get: { $0.kiosk.stateDir }) { s, v in
             guard !v.isEmpty else { return "expected a directory" }
             s.kiosk.stateDir = v
             return nil
         },
-        Entry(key: "kiosk.data_dir", get: { $0.kiosk.dataDir }) { s, v in
+        Entry(key: SettingKey.kioskDataDir, get: { $0.kiosk.dataDir }) { s, v in
             guard !v.isEmpty else { return "expected a directory" }
             s.kiosk.dataDir = v
             return nil
         },
-        Entry(key: "kiosk.board", get: { $0.kiosk.board ?? "none" }) { s, v in
+        Entry(key: SettingKey.kioskBoard, get: { $0.kiosk.board ?? "none" }) { s, v in
             s.kiosk.board = (v.isEmpty || v == "none") ? nil : v
             return nil
         },
-        Entry(key: "kiosk.mode", get: { $0.kiosk.playMode.rawValue }) { s, v in
+        Entry(key: SettingKey.kioskMode, get: { $0.kiosk.playMode.rawValue }) { s, v in
             guard let mode = PlayMode(rawValue: v) else { return "must be free or credits" }
             s.kiosk.playMode = mode
             return nil
         },
-        Entry(key: "kiosk.credits_per_play", get: { String($0.kiosk.creditsPerPlay) }) { s, v in
+        Entry(key: SettingKey.kioskCreditsPerPlay, get: { String($0.kiosk.creditsPerPlay) }) { s, v in
             Parse.int(v, 1...9).map { s.kiosk.creditsPerPlay = $0 } == nil ? "must be 1 to 9" : nil
         },
-        Entry(key: "kiosk.coins_per_credit", get: { String($0.kiosk.coinsPerCredit) }) { s, v in
+        Entry(key: SettingKey.kioskCoinsPerCredit, get: { String($0.kiosk.coinsPerCredit) }) { s, v in
             Parse.int(v, 1...20).map { s.kiosk.coinsPerCredit = $0 } == nil ? "must be 1 to 20" : nil
         },
-        Entry(key: "kiosk.hours", get: { $0.kiosk.hours.text }) { s, v in
+        Entry(key: SettingKey.kioskHours, get: { $0.kiosk.hours.text }) { s, v in
             guard let hours = OpeningHours(parsing: v) else {
                 return "expected always, HH:MM-HH:MM, or rules such as mon-fri 09:00-21:00, sat 10:00-22:00, sun closed"
             }
             s.kiosk.hours = hours
             return nil
         },
-        Entry(key: "kiosk.closed_card", get: { String($0.kiosk.closedCard) }) { s, v in
+        Entry(key: SettingKey.kioskClosedCard, get: { String($0.kiosk.closedCard) }) { s, v in
             Parse.bool(v).map { s.kiosk.closedCard = $0 } == nil ? Parse.boolHelp : nil
         },
         Entry(key: "coin.key", get: { $0.coin.key.map(KeyMapper.name(ofCode:)) ?? "none" }) { s, v in
@@ -263,7 +263,7 @@ extension Settings {
             s.coin.device = v
             return nil
         },
-        Entry(key: "zombies.difficulty", get: { $0.zombies.difficulty.rawValue }) { s, v in
+        Entry(key: SettingKey.zombiesDifficulty, get: { $0.zombies.difficulty.rawValue }) { s, v in
             guard let difficulty = BeatZombiesDifficulty(rawValue: v.lowercased()) else {
                 return "must be " + BeatZombiesDifficulty.allCases.map(\.rawValue).joined(separator: ", ")
             }

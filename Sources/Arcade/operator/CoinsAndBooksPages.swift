@@ -166,19 +166,19 @@ final class ScreenCarePage: OperatorPage {
                     minus: { c.change(key, to: String(Self.step(Int(c.value(of: key)) ?? 0, by: -1))) },
                     plus: { c.change(key, to: String(Self.step(Int(c.value(of: key)) ?? 0, by: 1))) })
         }
-        minutes(words.dimAfter, "display.dim_after")
-        minutes(words.offAfter, "display.off_after")
-        toggle(words.pixelShift, "display.pixel_shift")
+        minutes(words.dimAfter, SettingKey.displayDimAfter)
+        minutes(words.offAfter, SettingKey.displayOffAfter)
+        toggle(words.pixelShift, SettingKey.displayPixelShift)
         let previous = Button("◀", kind: .secondary) { [weak self] in self?.stepHours(-1) }
         let next = Button("▶", kind: .secondary) { [weak self] in self?.stepHours(1) }
         let hoursRow = SettingRow(name: words.openingHours, buttons: [previous, next])
         hoursRow.stacksValue = true
         hoursRow.wrapsValue = true
         add(hoursRow, height: 96) { [weak hoursRow] in
-            let text = c.value(of: "kiosk.hours")
+            let text = c.value(of: SettingKey.kioskHours)
             hoursRow?.valueLabel.text = words.hours(text)
         }
-        toggle(words.closedCard, "kiosk.closed_card")
+        toggle(words.closedCard, SettingKey.kioskClosedCard)
         refresh()
     }
 
@@ -190,10 +190,10 @@ final class ScreenCarePage: OperatorPage {
 
     private func stepHours(_ by: Int) {
         var choices = Self.hourChoices
-        let now = controls.value(of: "kiosk.hours")
+        let now = controls.value(of: SettingKey.kioskHours)
         if !choices.contains(now) { choices.append(now) }
         let i = choices.firstIndex(of: now) ?? 0
-        controls.change("kiosk.hours", to: choices[(i + by + choices.count) % choices.count])
+        controls.change(SettingKey.kioskHours, to: choices[(i + by + choices.count) % choices.count])
         refresh()
     }
 
@@ -222,8 +222,8 @@ final class SoundPage: OperatorPage {
                     minus: { c.change(key, to: String(max(0, (Int(c.value(of: key)) ?? 0) - 10))) },
                     plus: { c.change(key, to: String(min(100, (Int(c.value(of: key)) ?? 0) + 10))) })
         }
-        percent(words.volumeMax, "audio.volume_max")
-        percent(words.attractVolume, "audio.attract_volume")
+        percent(words.volumeMax, SettingKey.audioVolumeMax)
+        percent(words.attractVolume, SettingKey.audioAttractVolume)
         refresh()
     }
 }

@@ -7,27 +7,27 @@ import UI
 extension Kiosk: OperatorControls {
     public var volume: Int {
         get { settings.audio.volume }
-        set { save("audio.volume", String(min(newValue, settings.audio.volumeMax))); panel.applyVolume(in: self) }
+        set { save(SettingKey.audioVolume, String(min(newValue, settings.audio.volumeMax))); panel.applyVolume(in: self) }
     }
     public var brightness: Int? {
         get { cabinet.brightnessReader?() }
-        set { if let v = newValue { save("display.brightness", String(v)); cabinet.onBrightnessChange?(v) } }
+        set { if let v = newValue { save(SettingKey.displayBrightness, String(v)); cabinet.onBrightnessChange?(v) } }
     }
     public var rotation: Rotation {
         get { settings.display.rotation }
-        set { save("display.rotation", String(newValue.rawValue)); cabinet.onRotationChange?(newValue) }
+        set { save(SettingKey.displayRotation, String(newValue.rawValue)); cabinet.onRotationChange?(newValue) }
     }
     public var language: Language {
         get { settings.kiosk.language }
-        set { save("kiosk.language", newValue.rawValue); shelf.closeAll() }
+        set { save(SettingKey.kioskLanguage, newValue.rawValue); shelf.closeAll() }
     }
     public var idleToMenuSeconds: Int {
         get { settings.kiosk.idleToMenuSeconds }
-        set { save("kiosk.idle_to_menu_seconds", String(newValue)); idle.apply(settings.kiosk) }
+        set { save(SettingKey.kioskIdleToMenuSeconds, String(newValue)); idle.apply(settings.kiosk) }
     }
     public var menuToAttractSeconds: Int {
         get { settings.kiosk.menuToAttractSeconds }
-        set { save("kiosk.menu_to_attract_seconds", String(newValue)); idle.apply(settings.kiosk) }
+        set { save(SettingKey.kioskMenuToAttractSeconds, String(newValue)); idle.apply(settings.kiosk) }
     }
     public var games: [(id: String, name: String, enabled: Bool)] {
         catalog.games.map { ($0.id, $0.name(language), settings.kiosk.enabledGames.contains($0.id)) }
@@ -38,7 +38,7 @@ extension Kiosk: OperatorControls {
         // Keep the catalogue's order, and never switch every game off.
         list = catalog.ids.filter { list.contains($0) }
         guard !list.isEmpty else { return }
-        save("kiosk.enabled_games", list.joined(separator: ","))
+        save(SettingKey.kioskEnabledGames, list.joined(separator: ","))
     }
     public var scoreTables: [ScoreTablesScene.Game] {
         catalog.games.map { game in
@@ -58,15 +58,15 @@ extension Kiosk: OperatorControls {
     }
     public var playMode: PlayMode {
         get { settings.kiosk.playMode }
-        set { save("kiosk.mode", newValue.rawValue); coins.apply(settings.kiosk, store: store) }
+        set { save(SettingKey.kioskMode, newValue.rawValue); coins.apply(settings.kiosk, store: store) }
     }
     public var creditsPerPlay: Int {
         get { settings.kiosk.creditsPerPlay }
-        set { save("kiosk.credits_per_play", String(newValue)); coins.apply(settings.kiosk, store: store) }
+        set { save(SettingKey.kioskCreditsPerPlay, String(newValue)); coins.apply(settings.kiosk, store: store) }
     }
     public var coinsPerCredit: Int {
         get { settings.kiosk.coinsPerCredit }
-        set { save("kiosk.coins_per_credit", String(newValue)); coins.apply(settings.kiosk, store: store) }
+        set { save(SettingKey.kioskCoinsPerCredit, String(newValue)); coins.apply(settings.kiosk, store: store) }
     }
     public var credits: Int { coins.meter.credits }
     public var books: Bookkeeping { store.bookkeeping(games: catalog.ids, now: now) }
@@ -126,7 +126,7 @@ extension Kiosk: OperatorControls {
             guard let self else { return }
             self.cabinet.onCalibrationModeChange?(false)
             if let matrix {
-                self.save("touch.calibration", matrix.map { String($0) }.joined(separator: " "))
+                self.save(SettingKey.touchCalibration, matrix.map { String($0) }.joined(separator: " "))
                 self.cabinet.onCalibrationDone?(matrix)
             }
             self.showOperatorScene()
