@@ -77,6 +77,10 @@ let package = Package(
         .testTarget(name: "Game2048Tests", dependencies: gameTestDependencies("Game2048"), exclude: ["References"]),
         .testTarget(name: "MemoryMatchTests", dependencies: gameTestDependencies("MemoryMatch"), exclude: ["References"]),
         .testTarget(name: "BenchTests", dependencies: ["boardwalk-bench", "Platform"]),
+        // The add-a-game recipe (docs/ARCHITECTURE.md) followed in the tests: a fifth game's
+        // module and its test, which runs it in the kiosk beside the four.
+        .target(name: "FindTheBall", dependencies: ["GameCore", "UI", "Graphics", "Input", "Audio"], path: "Tests/FindTheBall"),
+        .testTarget(name: "FindTheBallTests", dependencies: gameTestDependencies("FindTheBall") + ["Arcade"], exclude: ["References"]),
         .testTarget(name: "ArcadeTests", dependencies: ["Arcade", "Platform", "Graphics", "Input", "Audio", "UI", "Display",
                                                         "GameCore", "BeatZombies", "GuessPicture", "TestSupport"], exclude: ["References"]),
     ],

@@ -73,7 +73,7 @@ public final class BeatZombiesScene: GameScene {
         houseMeter = DrawingView { _, _ in }
         houseView = DrawingView { _, _ in }
         lawnView = LawnView(seed: context.seed, art: loaded.sprites)
-        super.init(context, music: GameDescriptor.beatZombies.music)
+        super.init(context, game: .beatZombies)
         backgroundColor = Theme.background
         lawnView.owner = self
 
@@ -117,7 +117,7 @@ public final class BeatZombiesScene: GameScene {
         lawnView.frame = lawnRect
         lawnView.clipsToBounds = true
         game.resizeLawn(width: lawnRect.width, height: lawnRect.height)
-        overlay?.layout(in: size)
+        endPanel?.layout(in: size)
     }
 
     // MARK: - Frames
@@ -183,10 +183,9 @@ public final class BeatZombiesScene: GameScene {
         }
     }
 
-    private func saveBest() {
-        guard !isAutoplaying else { return }
-        if best > (storage.integer(bestKey) ?? 0) { storage.setInteger(bestKey, best) }
-    }
+    /// The game's score so far is kept as the best when it is one (a player who walks away
+    /// keeps it too).
+    private func saveBest() { recordBest(game.score, variantKey: bestKey) }
 
     // MARK: - Effects
 
@@ -196,7 +195,7 @@ public final class BeatZombiesScene: GameScene {
         let start = Point(lawnView.frame.minX + lawnPoint.x, lawnView.frame.minY + max(20, lawnPoint.y))
         label.frame = Rect(center: start, size: Size(80, 40))
         addSubview(label)
-        if let overlay { bringToFront(overlay) }
+        if let endPanel { bringToFront(endPanel) }
         animator.tween(duration: 0.7, easing: .easeOut) { [weak label] t in
             label?.frame = Rect(center: Point(start.x, start.y - 40 * t), size: Size(80, 40))
             label?.alpha = t < 0.5 ? 1 : 1 - (t - 0.5) * 2
@@ -219,12 +218,12 @@ public final class BeatZombiesScene: GameScene {
     }
 
     private func showLostPanel() {
-        let overlay = LostOverlay(
-            title: text("The zombies won!", "僵尸赢了！"),
-            message: text("Score \(game.score)   Best \(best)", "得分 \(game.score)   最高 \(best)"),
-            buttonTitle: text("Play again", "再来一局"), picture: art.lostPicture)
-        overlay.restartButton.action = { [weak self] in self?.restart() }
-        present(overlay)
+        present(EndOfGamePanel(
+            emoji: Self.fallbackEmoji, image: art.lostPicture,
+            title: text("The zombies won!", "僵尸赢了！"), titleColor: Theme.error,
+            headline: text("Score \(game.score)", "得分 \(game.score)"),
+            lines: [text("Best \(best)", "最高 \(best)")],
+            choices: [.init(text("Play again", "再来一局"), icon: "🔄") { [weak self] in self?.restart() }]))
         reportResult(game.score, variantKey: bestKey)
     }
 
@@ -233,7 +232,7 @@ public final class BeatZombiesScene: GameScene {
 
     public override func continueGame() {
         guard canContinue else { return }
-        dismissOverlay()
+        dismissEndPanel()
         game.continueAfterLoss()
         selection = nil
         shownHouse = -1
@@ -244,7 +243,7 @@ public final class BeatZombiesScene: GameScene {
 
     /// Starts a new game on the same lawn.
     public func restart() {
-        dismissOverlay()
+        dismissEndPanel()
         game.restart()
         selection = nil
         shownScore = -1

@@ -21,8 +21,7 @@ public final class Game2048Scene: GameScene {
         didSet {
             guard isAutoplaying != oldValue else { return }
             if isAutoplaying {
-                dialog?.dismiss()
-                dialog = nil
+                dismissEndPanel()
                 if !started { started = true }
                 showTab(0)
                 newGame()
@@ -46,7 +45,6 @@ public final class Game2048Scene: GameScene {
     private var autoplayPace = AutoplayPace(interval: 0.3)
     private var boardTweens: [Tween] = []
     private(set) var tileViews: [Int: TileView] = [:]
-    private var dialog: Dialog?
 
     // Views
     private let tabs: TabBar
@@ -87,7 +85,7 @@ public final class Game2048Scene: GameScene {
         board = BoardView(size: boardSize)
         scoreBox = StatBox(title: zh ? "分数" : "Score", value: "0")
         bestBox = StatBox(title: zh ? "最高" : "Best", value: "0")
-        super.init(context, music: GameDescriptor.game2048.music)
+        super.init(context, game: .game2048)
         build()
     }
 
@@ -183,7 +181,7 @@ public final class Game2048Scene: GameScene {
         let content = Rect(margin, top, w - 2 * margin, h - top - margin)
         for page in [gamePage, settingsPage, themePage] { page.frame = content }
         startPage.frame = Rect(0, 0, w, h)
-        if let dialog { dialog.layout(in: size) }
+        endPanel?.layout(in: size)
 
         layoutStart(w: w, h: h)
         layoutGame(content.size)
@@ -315,7 +313,7 @@ public final class Game2048Scene: GameScene {
     }
 
     private var canTakeMoves: Bool {
-        started && selectedTab == 0 && !isAutoplaying && dialog == nil
+        started && selectedTab == 0 && !isAutoplaying && endPanel == nil
     }
 
     /// Applies a move; a slide still running is finished first so this one starts clean.
@@ -401,41 +399,31 @@ public final class Game2048Scene: GameScene {
     // MARK: - Panels
 
     private func showWin() {
-        let d = Dialog(title: text("You made 2048!", "你拼出了 2048！"),
-                       message: text("Score \(model.score). Keep going for a bigger tile?", "得分 \(model.score)。继续挑战更大的方块？"),
-                       buttons: [
-                        (text("Keep going", "继续"), .primary, { [weak self] in self?.keepGoing() }),
-                        (text("New game", "新游戏"), .secondary, { [weak self] in self?.closeDialog(); self?.newGame() }),
-                       ])
-        d.onCancel = { [weak self] in self?.keepGoing() }
-        present(d)
+        let panel = EndOfGamePanel(
+            emoji: "🏆", title: text("You made 2048!", "你拼出了 2048！"),
+            headline: text("Score \(model.score)", "得分 \(model.score)"),
+            lines: [text("Keep going for a bigger tile?", "继续挑战更大的方块？")],
+            choices: [.init(text("Keep going", "继续"), icon: "▶️") { [weak self] in self?.keepGoing() },
+                      .init(text("New game", "新游戏"), icon: "🔄") { [weak self] in self?.newGame() }])
+        panel.onBack = { [weak self] in self?.dismissEndPanel(); self?.keepGoing() }
+        present(panel)
     }
 
+    /// The back key takes the panel away to show the board that ended.
     private func showGameOver() {
-        let d = Dialog(title: text("Game over", "游戏结束"),
-                       message: text("Score \(model.score). No moves left.", "得分 \(model.score)，无路可走了。"),
-                       buttons: [
-                        (text("Try again", "再来一局"), .primary, { [weak self] in self?.closeDialog(); self?.newGame() }),
-                        (text("Undo", "撤销"), .secondary, { [weak self] in self?.closeDialog(); self?.undo() }),
-                       ])
-        d.onCancel = { [weak self] in self?.closeDialog() }
-        present(d)
-    }
-
-    private func present(_ d: Dialog) {
-        dialog?.dismiss()
-        dialog = d
-        d.present(on: self)
+        let panel = EndOfGamePanel(
+            emoji: "🔢", title: text("Game over", "游戏结束"),
+            headline: text("Score \(model.score)", "得分 \(model.score)"),
+            lines: [text("No moves left.", "无路可走了。")],
+            choices: [.init(text("Try again", "再来一局"), icon: "🔄") { [weak self] in self?.newGame() },
+                      .init(text("Undo", "撤销"), icon: "↩️") { [weak self] in self?.undo() }])
+        panel.onBack = { [weak self] in self?.dismissEndPanel() }
+        present(panel)
     }
 
     private func keepGoing() {
-        closeDialog()
         model.keepGoing()
         if model.phase == .over { showGameOver() }
-    }
-
-    private func closeDialog() {
-        dialog = nil
     }
 
     // MARK: - Tiles
@@ -524,11 +512,8 @@ public final class Game2048Scene: GameScene {
 
     private func refreshLabels() {
         scoreBox.value = String(model.score)
-        var best = storage.integer(Self.bestKey(model.size)) ?? 0
-        if model.score > best && !isPractice && !isAutoplaying {
-            best = model.score
-            storage.setInteger(Self.bestKey(model.size), best)
-        }
+        let key = Self.bestKey(model.size)
+        let best = (isPractice ? storage.integer(key) : recordBest(model.score, variantKey: key)) ?? 0
         bestBox.value = String(max(best, isAutoplaying || isPractice ? 0 : model.score))
         undoButton.isEnabled = model.canUndo
         practiceBadge.isHidden = !isPractice

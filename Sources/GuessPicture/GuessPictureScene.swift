@@ -61,7 +61,7 @@ public final class GuessPictureScene: GameScene {
         hintButton = Button("", icon: "💡", kind: .secondary)
         bigButton = Button("", icon: "🔍", kind: .secondary)
         nextButton = Button("", icon: "⏭", kind: .secondary)
-        super.init(context, music: GameDescriptor.guessPicture.music)
+        super.init(context, game: .guessPicture)
         best = storage.integer(bestKey) ?? 0
         backgroundColor = Theme.background
 
@@ -160,7 +160,7 @@ public final class GuessPictureScene: GameScene {
         slotRow.frame = slotRect
         layoutSlots()
         bigPicture?.layout(in: size, from: pictureCard.frame)
-        overlay?.layout(in: size)
+        endPanel?.layout(in: size)
     }
 
     private func layoutSlots() {
@@ -309,21 +309,19 @@ public final class GuessPictureScene: GameScene {
     }
 
     private func showResults() {
-        let overlay = RoundResultsOverlay(
-            title: text("Round over!", "本轮结束！"),
+        present(EndOfGamePanel(
+            emoji: "🏆", title: text("Round over!", "本轮结束！"),
+            headline: text("Score \(game.score)", "得分 \(game.score)"),
             lines: [
-                text("Score \(game.score)", "得分 \(game.score)"),
                 text("Right answers \(game.answeredRight)/\(game.roundCount)   Hints \(game.hintsUsed)",
                      "答对 \(game.answeredRight)/\(game.roundCount)   提示 \(game.hintsUsed)"),
                 text("Best \(best)", "最高 \(best)"),
             ],
-            buttonTitle: text("Play again", "再玩一次"))
-        overlay.button.action = { [weak self] in self?.restart() }
-        present(overlay)
+            choices: [.init(text("Play again", "再玩一次"), icon: "🔄") { [weak self] in self?.restart() }]))
     }
 
     public func restart() {
-        dismissOverlay()
+        dismissEndPanel()
         bigPicture?.removeFromSuperview()
         bigPicture = nil
         game.restart()
@@ -331,9 +329,10 @@ public final class GuessPictureScene: GameScene {
         syncQuestion()
     }
 
+    /// The highest score the round reached is the best (a hint spends score the player had).
     private func saveBest() {
-        guard !isAutoplaying, pack != nil else { return }
-        if best > (storage.integer(bestKey) ?? 0) { storage.setInteger(bestKey, best) }
+        guard pack != nil else { return }
+        recordBest(best, variantKey: bestKey)
     }
 
     // MARK: - Frames and the kiosk
@@ -364,7 +363,7 @@ public final class GuessPictureScene: GameScene {
         }
         let events = game.advance(by: dt)
         if !events.isEmpty { apply(events) }
-        if isAutoplaying && game.isFinished && overlay != nil {
+        if isAutoplaying && game.isFinished && endPanel != nil {
             // The attract mode starts the pack over after a moment on the end screen.
             autoplayRestartDelay -= dt
             if autoplayRestartDelay <= 0 {

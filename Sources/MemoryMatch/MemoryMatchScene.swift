@@ -10,17 +10,16 @@ import Glibc
 
 /// Memory Match on the kiosk: a start screen (grid size, picture theme, best, PLAY), then
 /// the cards; a tap turns one, pairs stay open, a mismatch shows a moment and turns back,
-/// and the last pair brings a "play again?" dialog.
+/// and the last pair brings the "play again?" panel.
 public final class MemoryMatchScene: GameScene {
     static let flipDuration = 0.24
-    /// The dialog waits for the last pair's flip and glow.
+    /// The end-of-game panel waits for the last pair's flip and glow.
     static let endDelay = 0.6
 
     public override var isAutoplaying: Bool {
         didSet {
             guard isAutoplaying != oldValue else { return }
-            dialog?.dismiss()
-            dialog = nil
+            dismissEndPanel()
             if isAutoplaying {
                 autoplayer = MemoryMatchAutoplayer(seed: seeds.next())
                 autoplayPace.reset()
@@ -37,7 +36,6 @@ public final class MemoryMatchScene: GameScene {
     private var autoplayPace = AutoplayPace(interval: 0.7)
     private var endClock: Double?
     private(set) var cardViews: [CardView] = []
-    private var dialog: Dialog?
     private(set) var showingGrid = false
 
     // Views
@@ -69,7 +67,7 @@ public final class MemoryMatchScene: GameScene {
         movesStat = StatBox(title: zh ? "步数" : "Moves", valueSize: 28)
         timeStat = StatBox(title: zh ? "时间" : "Time", valueSize: 28)
         bestStat = StatBox(title: zh ? "最佳" : "Best", valueSize: 28)
-        super.init(context, music: GameDescriptor.memoryMatch.music)
+        super.init(context, game: .memoryMatch)
         build()
     }
 
@@ -145,7 +143,7 @@ public final class MemoryMatchScene: GameScene {
         homeButton.frame = Rect(margin, margin, 56, 56)
         startPage.frame = Rect(0, 0, w, h)
         gamePage.frame = Rect(0, 0, w, h)
-        if let dialog { dialog.layout(in: size) }
+        endPanel?.layout(in: size)
 
         // Start page: title, a row of sample cards, the two choices and PLAY; on a tall
         // screen the whole block is centred vertically.
@@ -257,8 +255,7 @@ public final class MemoryMatchScene: GameScene {
 
     /// PLAY (and "yes" to play again): a fresh deal, the grid revealed, the clock started.
     func play() {
-        dialog?.dismiss()
-        dialog = nil
+        dismissEndPanel()
         endClock = nil
         if model.phase != .ready { model.restart() }
         rebuildCards()
@@ -279,7 +276,7 @@ public final class MemoryMatchScene: GameScene {
     /// The first arrow or confirm on a fresh grid puts the focus on the first card rather
     /// than the home button, so a stick player starts on the cards.
     public override func handleKey(_ key: Key) -> Bool {
-        guard showingGrid, !isAutoplaying, dialog == nil, let first = cardViews.first else { return false }
+        guard showingGrid, !isAutoplaying, endPanel == nil, let first = cardViews.first else { return false }
         let onCard = cardViews.contains { $0 === focusedView }
         guard !onCard, focusedView == nil || focusedView?.isVisibleInTree == false else { return false }
         switch key {
@@ -292,7 +289,7 @@ public final class MemoryMatchScene: GameScene {
     }
 
     func tapCard(_ index: Int) {
-        guard showingGrid, dialog == nil else { return }
+        guard showingGrid, endPanel == nil else { return }
         handle(model.tap(index, now: now))
     }
 
@@ -322,7 +319,6 @@ public final class MemoryMatchScene: GameScene {
             case .won:
                 sound.play(.win)
                 endClock = 0
-                if !isAutoplaying { recordBest() }
                 reportResult(model.moves, variantKey: Self.bestKey(model.grid))
             }
         }
@@ -343,26 +339,23 @@ public final class MemoryMatchScene: GameScene {
         return Float(Double(index % model.grid.columns) / Double(columns) * 1.2 - 0.6)
     }
 
-    private func recordBest() {
-        let key = Self.bestKey(model.grid)
-        guard GameDescriptor.memoryMatch.best.isBetter(model.moves, than: storage.integer(key)) else { return }
-        storage.setInteger(key, model.moves)
-    }
-
+    /// The back key answers "no".
     private func showPlayAgain() {
-        let d = Dialog(title: text("Play again?", "再玩一次？"),
-                       message: text("All pairs found in \(model.moves) moves and \(clockText(model.elapsed(now: now))).",
-                                     "用了 \(model.moves) 步、\(clockText(model.elapsed(now: now))) 找到全部配对。"),
-                       buttons: [
-                        (text("Yes", "好"), .primary, { [weak self] in self?.dialog = nil; self?.play() }),
-                        (text("No", "不了"), .secondary, { [weak self] in self?.backToStart() }),
-                       ])
-        dialog = d
-        d.present(on: self)
+        let time = clockText(model.elapsed(now: now))
+        let best = storage.integer(Self.bestKey(model.grid)) ?? model.moves
+        let panel = EndOfGamePanel(
+            emoji: "🎉", title: text("Play again?", "再玩一次？"),
+            headline: text("\(model.moves) moves", "\(model.moves) 步"),
+            lines: [text("All pairs found in \(time).", "用了 \(time) 找到全部配对。"),
+                    text("Best \(best) moves", "最佳 \(best) 步")],
+            choices: [.init(text("Yes", "好"), icon: "🔄") { [weak self] in self?.play() },
+                      .init(text("No", "不了")) { [weak self] in self?.backToStart() }])
+        panel.onBack = { [weak self] in self?.backToStart() }
+        present(panel)
     }
 
     private func backToStart() {
-        dialog = nil
+        dismissEndPanel()
         model.restart()
         showingGrid = false
         rebuildCards()
@@ -414,7 +407,7 @@ public final class MemoryMatchScene: GameScene {
     }
 
     /// The clock and a showing mismatch's deadline stop while the player is away; the
-    /// best is written when a grid is finished (`recordBest`).
+    /// best is written when a grid is finished (`reportResult`).
     public override func gameDidPause() { model.pause(now: now) }
     public override func gameDidResume() { model.resume(now: now) }
 }

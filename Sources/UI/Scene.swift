@@ -59,9 +59,10 @@ open class Scene: View {
         update(dt: dt)
     }
 
-    /// The topmost modal view, which takes all touches and focus while shown.
+    /// The topmost modal view (a dialog, a game's end-of-game panel), which takes all
+    /// touches and focus while shown.
     var modal: View? {
-        subviews.last(where: { ($0 as? Dialog) != nil && !$0.isHidden })
+        subviews.last(where: { ($0 is Dialog || $0 is EndOfGamePanel) && !$0.isHidden })
     }
 
     public func handleTouch(_ event: TouchEvent, location: Point) {
@@ -111,7 +112,11 @@ open class Scene: View {
         case .confirm, .start, .digit1:
             if let f = focusedView, f.isVisibleInTree { f.activate() } else { moveFocus(.down) }
         case .back:
-            if let dialog = modal as? Dialog { dialog.cancel() } else { handleBack() }
+            switch modal {
+            case let dialog as Dialog: dialog.cancel()
+            case let panel as EndOfGamePanel: panel.back()
+            default: handleBack()
+            }
         case .service, .select, .digit0, .digit2, .digit3, .digit4, .digit5, .digit6, .digit7, .digit8, .digit9, .coin: break
         }
     }

@@ -11,9 +11,8 @@ final class StateStoreTests: XCTestCase {
         do {
             let store = StateStore(directory: dir, now: 100)
             XCTAssertFalse(store.previousRunCrashed)
-            XCTAssertTrue(store.recordScore(StateStore.scoreKey(game: "2048", variant: "5x5"), 1200, now: 101))
-            XCTAssertFalse(store.recordScore("2048.5x5", 800, now: 102), "lower score is not a best")
-            XCTAssertTrue(store.recordScore("memory.4x4", 31, now: 102))
+            store.setScore("2048.5x5", 1200, now: 101)
+            store.setScore("memory.4x4", 31, now: 102)
             store.setSetting("audio.volume", "55", now: 103)
             store.setSetting("2048.theme", "ocean", now: 103)
             store.countPlay(game: "2048", now: 104)
@@ -43,7 +42,7 @@ final class StateStoreTests: XCTestCase {
         let dir = try makeTemporaryDirectory(self)
         do {
             let store = StateStore(directory: dir, now: 0)
-            store.recordScore("zombies", 5, now: 1)
+            store.setScore("zombies", 5, now: 1)
             // No close(): as if killed.
             _ = store
         }
@@ -66,7 +65,7 @@ final class StateStoreTests: XCTestCase {
         // A score rising every frame for a second: nothing hits the disk yet.
         var now = 1.0
         for score in 1...60 {
-            store.recordScore("beat_zombies", score, now: now)
+            store.setScore("beat_zombies", score, now: now)
             store.flushIfDue(now: now)
             now += 1.0 / 60
         }
@@ -121,7 +120,7 @@ final class StateStoreTests: XCTestCase {
         XCTAssertTrue(logged.contains { $0.hasPrefix("<4>state: \(dir)/scores is corrupt (line 3: no '='); moved to \(dir)/scores.corrupt-2") }, "\(logged)")
         XCTAssertTrue(logged.contains { $0.contains("settings is corrupt (truncated") })
         // Fresh files were written and load cleanly.
-        store.recordScore("2048.5x5", 10, now: 1)
+        store.setScore("2048.5x5", 10, now: 1)
         store.close(now: 2)
         let again = StateStore(directory: dir, now: 0)
         XCTAssertEqual(again.best("2048.5x5"), 10)
@@ -143,7 +142,7 @@ final class StateStoreTests: XCTestCase {
         let dir = try makeTemporaryDirectory(self)
         do {
             let store = StateStore(directory: dir, now: 0)
-            store.recordScore("memory.4x4", 42, now: 0)
+            store.setScore("memory.4x4", 42, now: 0)
             store.close(now: 1)
         }
         // What a kill between write and rename leaves: a half-written temp beside the old file.
@@ -203,7 +202,7 @@ final class StateStoreTests: XCTestCase {
         let logged = capturingLog { store = StateStore(directory: dir + "/file/state", now: 0) }
         XCTAssertTrue(logged.contains { $0.hasPrefix("<3>state: cannot write") && $0.contains("will not be kept") })
         XCTAssertFalse(store.isWritable)
-        XCTAssertTrue(store.recordScore("2048.4x4", 5, now: 1))
+        store.setScore("2048.4x4", 5, now: 1)
         XCTAssertEqual(store.best("2048.4x4"), 5)
         XCTAssertEqual(store.nextFlushDeadline, store.retryDelay, "tried again, not given up")
         let again = capturingLog { store.flush(now: 2) }
@@ -220,7 +219,7 @@ final class StateStoreTests: XCTestCase {
         let store = StateStore(directory: stateDir, now: 0)
         XCTAssertFalse(store.isWritable)
         store.increment(CounterKey.coins, now: 1)
-        XCTAssertTrue(store.recordScore("2048.4x4", 64, now: 1))
+        store.setScore("2048.4x4", 64, now: 1)
         store.flushIfDue(now: 30)
         XCTAssertFalse(store.isWritable, "before the retry is due nothing changes")
 
@@ -248,7 +247,8 @@ final class StateStoreTests: XCTestCase {
         let problems = store.applySettings(to: &settings)
         XCTAssertEqual(problems.count, 1)
         XCTAssertEqual(settings.display.rotation, .deg0)
-        XCTAssertFalse(store.recordScore("2048", -5, now: 0))
+        store.setScore("2048", -5, now: 0)
+        XCTAssertNil(store.best("2048"), "a negative score is not kept")
         store.close(now: 1)
     }
 }

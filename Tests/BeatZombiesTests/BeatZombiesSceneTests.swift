@@ -92,7 +92,7 @@ final class BeatZombiesSceneTests: XCTestCase {
         let score = driver.scene.game.score
         driver.tap(Point(600, 300))
         XCTAssertEqual(driver.scene.game.score, score)
-        let button = driver.scene.subviews.compactMap { $0 as? LostOverlay }.first!.restartButton
+        let button = driver.scene.endPanel!.buttons[0]
         driver.tap(button.rectInRoot.center)
         XCTAssertEqual(driver.scene.game.phase, .playing)
         XCTAssertEqual(driver.scene.game.score, 0)
@@ -100,6 +100,15 @@ final class BeatZombiesSceneTests: XCTestCase {
         XCTAssertEqual(driver.scene.bestLabel.text, "Best \(scored)")
         driver.run(seconds: 6)
         driver.check("zombies-restart-800x480")
+    }
+
+    /// The "zombies won" panel with the built-in art, in both languages, landscape and portrait.
+    func testLostPanelOnEveryScreen() {
+        checkEndPanels("zombies-lost-panel", make: { makeDriver(width: $0, height: $1, language: $2, seed: 5) }) { driver in
+            for _ in 0..<5 { driver.tapAZombie() }
+            for _ in 0..<2000 where driver.scene.game.phase == .playing { driver.run(seconds: 0.25, fps: 4) }
+            XCTAssertEqual(driver.scene.game.phase, .lost)
+        }
     }
 
     func testChineseAndABigScreen() {
@@ -274,8 +283,8 @@ final class BeatZombiesSceneTests: XCTestCase {
                                          random.double(in: 0...driver.scene.size.height)))
                     }
                 }
-                if let overlay = driver.scene.subviews.compactMap({ $0 as? LostOverlay }).first, !overlay.restartButton.isHidden {
-                    driver.tap(overlay.restartButton.rectInRoot.center)
+                if let panel = driver.scene.endPanel, !panel.buttons[0].isHidden {
+                    driver.tap(panel.buttons[0].rectInRoot.center)
                     games += 1
                 }
                 driver.run(seconds: 1.0 / 60, fps: 60)

@@ -168,7 +168,7 @@ final class Game2048SceneTests: XCTestCase {
         h.scene.load(try Game2048Model(rows: [[1024, 1024, 0, 0, 0], [512, 256, 128, 64, 32], [2, 4, 8, 16, 0],
                                               [0, 0, 0, 0, 0], [0, 0, 0, 0, 2]], seed: 5, score: 20000))
         h.key(.left)
-        h.run(seconds: 0.4)
+        h.run(seconds: 1.1)
         XCTAssertEqual(h.scene.model.phase, .won)
         XCTAssertTrue(h.sound.requests.contains(.effect(.win)))
         h.check("2048-win-800x480")
@@ -183,11 +183,22 @@ final class Game2048SceneTests: XCTestCase {
         h.scene.start()
         h.scene.load(try Game2048Model(rows: [[2, 4, 2], [8, 2, 4], [16, 32, 0]], seed: 6))
         h.key(.right)
-        h.run(seconds: 0.4)
+        h.run(seconds: 1.1)
         XCTAssertEqual(h.scene.model.phase, .over)
         h.check("2048-over-800x480")
         h.tap(try XCTUnwrap(h.button(titled: "Undo")))
         XCTAssertEqual(h.scene.model.phase, .playing)
+        XCTAssertNil(h.scene.endPanel)
+    }
+
+    /// The game-over panel in both languages, landscape and portrait.
+    func testGameOverPanelOnEveryScreen() throws {
+        try checkEndPanels("2048-over", make: { Harness(game: .game2048, width: $0, height: $1, language: $2, seed: 2048, now: 10) }) { h in
+            h.scene.start()
+            h.scene.load(try Game2048Model(rows: [[2, 4, 2], [8, 2, 4], [16, 32, 0]], seed: 6, score: 1236))
+            h.key(.right)
+            XCTAssertEqual(h.scene.model.phase, .over)
+        }
     }
 
     func testPortraitAndChinese() throws {

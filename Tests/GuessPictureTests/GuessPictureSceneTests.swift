@@ -111,18 +111,28 @@ final class GuessPictureSceneTests: XCTestCase {
         driver.run(seconds: 0.2)
         driver.check("guess-last")
         driver.answerRight()
-        driver.run(seconds: 1)
+        driver.run(seconds: 1.6)
         XCTAssertTrue(scene.game.isFinished)
         XCTAssertEqual(results, [GameResult(score: 1400, variantKey: "guess.best.\(language.rawValue).round")])
         XCTAssertEqual(driver.storage.integer("guess.best.\(language.rawValue).round"), 1600, "the highest score reached")
         driver.check("guess-end")
-        driver.tap(scene.subviews.compactMap { $0 as? RoundResultsOverlay }.first!.button)
+        driver.tap(scene.endPanel!.buttons[0])
         XCTAssertEqual(scene.game.index, 10, "the next round goes on through the dealt pack")
         XCTAssertEqual(scene.game.progressText, "1/10")
         XCTAssertEqual(scene.game.score, 0)
     }
 
     func testEnglishScript() { playScript(.english) }
+
+    /// The end of a round in both languages, landscape and portrait: every answer right.
+    func testRoundOverPanelOnEveryScreen() {
+        checkEndPanels("guess-round-over", make: { makeQuizDriver(width: $0, height: $1, language: $2) }) { driver in
+            while !driver.scene.game.isFinished {
+                driver.answerRight()
+                driver.run(seconds: 0.6)
+            }
+        }
+    }
     func testChineseScript() { playScript(.chinese) }
 
     func testPortraitAndBigScreen() {
@@ -204,6 +214,6 @@ final class GuessPictureSceneTests: XCTestCase {
         driver.run(seconds: 45 * 9, fps: 4)
         XCTAssertTrue(scene.game.isFinished)
         XCTAssertEqual(results, [GameResult(score: 0, variantKey: "guess.best.zh.round")])
-        XCTAssertTrue(scene.subviews.contains { $0 is RoundResultsOverlay })
+        XCTAssertNotNil(scene.endPanel)
     }
 }

@@ -69,7 +69,7 @@ final class MemoryMatchSceneTests: XCTestCase {
         }
         XCTAssertEqual(h.scene.model.phase, .won)
         XCTAssertTrue(h.sound.requests.contains(.effect(.win)))
-        h.run(seconds: 1)
+        h.run(seconds: 1.7)
         h.check("memory-play-again-800x480")
         XCTAssertEqual(storage.integer("memory.best.4x4"), h.scene.model.moves)
 
@@ -87,11 +87,25 @@ final class MemoryMatchSceneTests: XCTestCase {
             h.tapCard(a)
             h.tapCard(b)
         }
-        h.run(seconds: 1)
+        h.run(seconds: 1.7)
         h.tap(try XCTUnwrap(h.button(titled: "No")))
         XCTAssertFalse(h.scene.showingGrid)
         XCTAssertEqual(h.scene.model.phase, .ready)
         XCTAssertNotNil(h.button(titled: "PLAY"))
+    }
+
+    /// The "play again?" panel in both languages, landscape and portrait.
+    func testPlayAgainPanelOnEveryScreen() {
+        checkEndPanels("memory-play-again", make: { Harness(game: .memoryMatch, width: $0, height: $1, language: $2, seed: 16, now: 10) }) { h in
+            h.scene.play()
+            for face in 0..<8 {
+                let (a, b) = h.pair(face)
+                h.tapCard(a)
+                h.tapCard(b)
+            }
+            XCTAssertEqual(h.scene.model.phase, .won)
+            h.run(seconds: MemoryMatchScene.endDelay)
+        }
     }
 
     func testGridAndThemeChoicesPersist() throws {

@@ -44,11 +44,10 @@ public struct HighScoreTable: Equatable, Sendable {
         for entry in entries { insert(entry) }
     }
 
-    private func beats(_ a: Int, _ b: Int) -> Bool { lowerIsBetter ? a < b : a > b }
-
     /// The place (0 = top) `score` would take, or nil when it doesn't make the table.
     public func rank(for score: Int) -> Int? {
-        let place = entries.firstIndex { beats(score, $0.score) } ?? entries.count
+        let place = entries.firstIndex { BestScore.isBetter(score, than: $0.score, lowerIsBetter: lowerIsBetter) }
+            ?? entries.count
         return place < Self.capacity ? place : nil
     }
 

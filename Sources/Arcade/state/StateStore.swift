@@ -121,30 +121,12 @@ public final class StateStore {
 
     // MARK: Scores
 
-    /// "2048.best" + "5x5" -> "2048.best.5x5": best scores are kept per board size.
-    public static func scoreKey(game: String, variant: String? = nil) -> String {
-        guard let variant, !variant.isEmpty else { return game }
-        return game + "." + variant
-    }
-
     public func best(_ key: String) -> Int? {
         scores[key]
     }
 
-    /// Keeps `score` if it beats the best so far; returns whether it did.
-    @discardableResult
-    public func recordScore(_ key: String, _ score: Int, now: Double = monotonicSeconds()) -> Bool {
-        guard StateStore.isValidKey(key), score >= 0 else {
-            Log.warning("state: score \(score) for '\(key)' not kept (bad key or negative)")
-            return false
-        }
-        if let best = scores[key], best >= score { return false }
-        scores[key] = score
-        markDirty(.scores, now: now)
-        return true
-    }
-
-    /// Stores a best the game has judged itself (fewest moves is "best" for some games).
+    /// Stores a best the game has judged itself (`GameScene.recordBest`: fewest moves is
+    /// best in Memory Match).
     public func setScore(_ key: String, _ score: Int, now: Double = monotonicSeconds()) {
         guard StateStore.isValidKey(key), score >= 0 else {
             Log.warning("state: score \(score) for '\(key)' not kept (bad key or negative)")
