@@ -156,6 +156,11 @@ final class ConfigTests: XCTestCase {
         mixer_control = PCM
         [image]
         cmdline = console=tty3 quiet
+        [metrics]
+        exporter_port = 9100
+        exporter_interface = end0
+        exporter_address = 192.0.2.7
+        exporter_password_file = exporter.passwd
         """)
         try writeFile(dir + "/boardwalk.conf", """
         [kiosk]
@@ -183,6 +188,7 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(s.kiosk.language, .english, "--set beats file")
         XCTAssertEqual(s.kiosk.stateDir, dir + "/state")
         XCTAssertEqual(s.kiosk.board, "pi7")
+        XCTAssertEqual(s.metrics.exporterPort, 9100, "the exporter's port is the kiosk's too (its metrics file)")
     }
 
     func testBoardFlagAndBadFlags() throws {

@@ -19,6 +19,11 @@ public struct Config: Sendable {
     /// Sections of a board profile that describe the board or are for the image builder
     /// (kernel command line, firmware config), not the kiosk: skipped without a warning.
     public static let imageSections: Set<String> = ["board", "image", "boot", "kernel", "firmware", "system"]
+    /// Keys of the kiosk's sections that only the image builder reads (`images/lib.sh`
+    /// `bw_enable_exporter`: where the node exporter listens, its password file): skipped
+    /// without a warning in a board profile, where they belong.
+    public static let imageKeys: Set<String> = ["metrics.exporter_interface", "metrics.exporter_address",
+                                                "metrics.exporter_password_file"]
 
     /// Loads defaults <- board profile <- config file <- command line.
     /// Never fails: every problem is a diagnostic, and defaults fill the gaps.
@@ -40,7 +45,7 @@ public struct Config: Sendable {
                 if let board = read(path, missing: .warning, into: &diagnostics) {
                     files.insert(path, at: 0)
                     boardEntries = board.entries.filter { entry in
-                        !imageSections.contains(Settings.split(entry.key).section)
+                        !imageSections.contains(Settings.split(entry.key).section) && !imageKeys.contains(entry.key)
                     }
                 }
             } else {
