@@ -1,4 +1,4 @@
-import CDRM
+import CLinux
 import Platform
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 import CDRM
+import CLinux
 import Graphics
 import Platform
 import ScreenGeometry
