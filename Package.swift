@@ -27,7 +27,8 @@ let package = Package(
         shim("CFreeType", "freetype2", ["libfreetype-dev"]),
         shim("CPNG", "libpng", ["libpng-dev"]),
         shim("CSndfile", "sndfile", ["libsndfile1-dev"]),
-        // Linux headers missing from the Glibc module (signalfd, timerfd); glibc itself, nothing to link.
+        // Linux headers missing from the Glibc module, one file per kernel interface (signalfd,
+        // timerfd, epoll, ioctl, the VT, netlink, prctl, malloc statistics); glibc itself, nothing to link.
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
         // alsa-lib's C-variadic error handler, which Swift cannot implement portably.
         .target(name: "CALSAQuiet", dependencies: ["CALSA"]),
@@ -42,7 +43,7 @@ let package = Package(
         .target(name: "Audio", dependencies: ["Platform", "CALSA", "CALSAQuiet", "CSndfile"]),
         // Copy-out's turned and converting loops: plain C that vectorizes (SSE2/AVX2, NEON).
         .target(name: "CopyKernels"),
-        .target(name: "Display", dependencies: ["ScreenGeometry", "Platform", "Graphics", "CDRM", "CPixman", "CopyKernels"]),
+        .target(name: "Display", dependencies: ["ScreenGeometry", "Platform", "Graphics", "CDRM", "CLinux", "CPixman", "CopyKernels"]),
         .target(name: "UI", dependencies: ["Platform", "Graphics", "Input", "Audio", "CopyKernels"]),
 
         // The one thing every game's rules share: a seeded random generator (stdlib only).

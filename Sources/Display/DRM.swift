@@ -107,7 +107,7 @@ public struct DumbAllocation: Sendable, Equatable {
 public protocol DRMDevice: AnyObject {
     var path: String { get }
     /// The card fd for poll, nil for a simulated card.
-    var fileDescriptor: Int32? { get }
+    var fileDescriptor: FileDescriptor? { get }
     var driverName: String { get }
     func capability(_ capability: UInt64) -> UInt64?
     var isMaster: Bool { get }
@@ -171,66 +171,68 @@ public struct LinuxDRM: DRMSystem {
 /// An open DRM card node: owns the fd.
 public final class DRMCard: DRMDevice {
     public let path: String
-    private var fd: Int32
+    private var fd: FileDescriptor?
     /// Counts flip completions; its address rides along as each flip's user data.
     private final class FlipCounter { var completed = 0 }
     private let flips = FlipCounter()
 
     public init(path: String) throws(SystemError) {
         self.path = path
-        fd = try retryingEINTR("open", path) { Glibc.open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK) }
+        fd = try FileDescriptor.open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK)
     }
 
     deinit { close() }
 
     public func close() {
-        if fd >= 0 { _ = Glibc.close(fd) }
-        fd = -1
+        fd?.close()
+        fd = nil
     }
 
-    public var fileDescriptor: Int32? { fd >= 0 ? fd : nil }
+    public var fileDescriptor: FileDescriptor? { fd }
+    /// For libdrm; -1 once closed, so a late call fails with EBADF.
+    private var rawFD: Int32 { fd?.rawValue ?? -1 }
 
     public var driverName: String {
-        guard let version = drmGetVersion(fd) else { return "unknown" }
+        guard let version = drmGetVersion(rawFD) else { return "unknown" }
         defer { drmFreeVersion(version) }
         return version.pointee.name.map { String(cString: $0) } ?? "unknown"
     }
 
     public func capability(_ capability: UInt64) -> UInt64? {
         var value: UInt64 = 0
-        return drmGetCap(fd, capability, &value) == 0 ? value : nil
+        return drmGetCap(rawFD, capability, &value) == 0 ? value : nil
     }
 
-    public var isMaster: Bool { drmIsMaster(fd) != 0 }
+    public var isMaster: Bool { drmIsMaster(rawFD) != 0 }
 
     // libdrm returns -errno from most calls rather than setting errno.
     private func check(_ result: Int32, _ call: String) throws(SystemError) {
         if result < 0 { throw SystemError(call, path, errno: result == -1 ? errno : -result) }
     }
 
-    public func setMaster() throws(SystemError) { try check(drmSetMaster(fd), "drmSetMaster") }
+    public func setMaster() throws(SystemError) { try check(drmSetMaster(rawFD), "drmSetMaster") }
 
     public func setPower(connector id: UInt32, on: Bool) throws(SystemError) {
-        guard let props = drmModeObjectGetProperties(fd, id, UInt32(DRM_MODE_OBJECT_CONNECTOR)) else {
+        guard let props = drmModeObjectGetProperties(rawFD, id, UInt32(DRM_MODE_OBJECT_CONNECTOR)) else {
             throw SystemError("drmModeObjectGetProperties", "\(path) connector \(id)")
         }
         defer { drmModeFreeObjectProperties(props) }
         for i in 0..<Int(props.pointee.count_props) {
             let propertyID = props.pointee.props[i]
-            guard let property = drmModeGetProperty(fd, propertyID) else { continue }
+            guard let property = drmModeGetProperty(rawFD, propertyID) else { continue }
             defer { drmModeFreeProperty(property) }
             let name = withUnsafeBytes(of: property.pointee.name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             guard name == "DPMS" else { continue }
             let value = UInt64(on ? DRM_MODE_DPMS_ON : DRM_MODE_DPMS_OFF)
-            try check(drmModeConnectorSetProperty(fd, id, propertyID, value), "drmModeConnectorSetProperty(DPMS)")
+            try check(drmModeConnectorSetProperty(rawFD, id, propertyID, value), "drmModeConnectorSetProperty(DPMS)")
             return
         }
         throw SystemError("DPMS", "\(path) connector \(id) has no DPMS property", errno: ENOTSUP)
     }
-    public func dropMaster() throws(SystemError) { try check(drmDropMaster(fd), "drmDropMaster") }
+    public func dropMaster() throws(SystemError) { try check(drmDropMaster(rawFD), "drmDropMaster") }
 
     public func resources() throws(SystemError) -> CardResources {
-        guard let res = drmModeGetResources(fd) else { throw SystemError("drmModeGetResources", path) }
+        guard let res = drmModeGetResources(rawFD) else { throw SystemError("drmModeGetResources", path) }
         defer { drmModeFreeResources(res) }
         let r = res.pointee
         return CardResources(
@@ -239,7 +241,7 @@ public final class DRMCard: DRMDevice {
     }
 
     public func connector(_ id: UInt32) throws(SystemError) -> ConnectorInfo {
-        guard let c = drmModeGetConnector(fd, id) else {
+        guard let c = drmModeGetConnector(rawFD, id) else {
             throw SystemError("drmModeGetConnector", "\(path) connector \(id)")
         }
         defer { drmModeFreeConnector(c) }
@@ -258,7 +260,7 @@ public final class DRMCard: DRMDevice {
     }
 
     public func connectorState(_ id: UInt32) throws(SystemError) -> ConnectionState {
-        guard let c = drmModeGetConnectorCurrent(fd, id) else {
+        guard let c = drmModeGetConnectorCurrent(rawFD, id) else {
             throw SystemError("drmModeGetConnectorCurrent", "\(path) connector \(id)")
         }
         defer { drmModeFreeConnector(c) }
@@ -270,7 +272,7 @@ public final class DRMCard: DRMDevice {
     }
 
     public func encoder(_ id: UInt32) throws(SystemError) -> EncoderInfo {
-        guard let e = drmModeGetEncoder(fd, id) else {
+        guard let e = drmModeGetEncoder(rawFD, id) else {
             throw SystemError("drmModeGetEncoder", "\(path) encoder \(id)")
         }
         defer { drmModeFreeEncoder(e) }
@@ -278,7 +280,7 @@ public final class DRMCard: DRMDevice {
     }
 
     public func crtc(_ id: UInt32) throws(SystemError) -> CRTCState {
-        guard let c = drmModeGetCrtc(fd, id) else { throw SystemError("drmModeGetCrtc", "\(path) crtc \(id)") }
+        guard let c = drmModeGetCrtc(rawFD, id) else { throw SystemError("drmModeGetCrtc", "\(path) crtc \(id)") }
         defer { drmModeFreeCrtc(c) }
         let s = c.pointee
         return CRTCState(id: id, framebuffer: s.buffer_id, x: s.x, y: s.y,
@@ -287,15 +289,15 @@ public final class DRMCard: DRMDevice {
 
     public func createDumbBuffer(width: Int, height: Int, bitsPerPixel: Int) throws(SystemError) -> DumbAllocation {
         var handle: UInt32 = 0, pitch: UInt32 = 0, size: UInt64 = 0
-        try check(drmModeCreateDumbBuffer(fd, UInt32(width), UInt32(height), UInt32(bitsPerPixel), 0,
+        try check(drmModeCreateDumbBuffer(rawFD, UInt32(width), UInt32(height), UInt32(bitsPerPixel), 0,
                                           &handle, &pitch, &size), "drmModeCreateDumbBuffer")
         return DumbAllocation(handle: handle, pitch: Int(pitch), size: Int(size))
     }
 
     public func mapDumbBuffer(_ buffer: DumbAllocation) throws(SystemError) -> UnsafeMutableRawPointer {
         var offset: UInt64 = 0
-        try check(drmModeMapDumbBuffer(fd, buffer.handle, &offset), "drmModeMapDumbBuffer")
-        let p = mmap(nil, buffer.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off_t(offset))
+        try check(drmModeMapDumbBuffer(rawFD, buffer.handle, &offset), "drmModeMapDumbBuffer")
+        let p = mmap(nil, buffer.size, PROT_READ | PROT_WRITE, MAP_SHARED, rawFD, off_t(offset))
         guard let p, p != MAP_FAILED else { throw SystemError("mmap", "\(path) dumb buffer") }
         return p
     }
@@ -305,19 +307,19 @@ public final class DRMCard: DRMDevice {
     }
 
     public func destroyDumbBuffer(_ handle: UInt32) {
-        _ = drmModeDestroyDumbBuffer(fd, handle)
+        _ = drmModeDestroyDumbBuffer(rawFD, handle)
     }
 
     public func addFramebuffer(width: Int, height: Int, depth: Int, bitsPerPixel: Int, pitch: Int,
                                handle: UInt32) throws(SystemError) -> UInt32 {
         var id: UInt32 = 0
-        try check(drmModeAddFB(fd, UInt32(width), UInt32(height), UInt8(depth), UInt8(bitsPerPixel),
+        try check(drmModeAddFB(rawFD, UInt32(width), UInt32(height), UInt8(depth), UInt8(bitsPerPixel),
                                UInt32(pitch), handle, &id), "drmModeAddFB")
         return id
     }
 
     public func removeFramebuffer(_ id: UInt32) {
-        _ = drmModeRmFB(fd, id)
+        _ = drmModeRmFB(rawFD, id)
     }
 
     public func setCRTC(_ crtc: UInt32, framebuffer: UInt32, x: UInt32, y: UInt32,
@@ -326,7 +328,7 @@ public final class DRMCard: DRMDevice {
         var info = mode?.info ?? drmModeModeInfo()
         let result = ids.withUnsafeMutableBufferPointer { ids in
             withUnsafeMutablePointer(to: &info) { info in
-                drmModeSetCrtc(fd, crtc, framebuffer, x, y, ids.baseAddress, Int32(ids.count),
+                drmModeSetCrtc(rawFD, crtc, framebuffer, x, y, ids.baseAddress, Int32(ids.count),
                                mode == nil ? nil : info)
             }
         }
@@ -335,13 +337,13 @@ public final class DRMCard: DRMDevice {
 
     public func pageFlip(crtc: UInt32, framebuffer: UInt32) throws(SystemError) {
         let userData = Unmanaged.passUnretained(flips).toOpaque()
-        try check(drmModePageFlip(fd, crtc, framebuffer, UInt32(DRM_MODE_PAGE_FLIP_EVENT), userData),
+        try check(drmModePageFlip(rawFD, crtc, framebuffer, UInt32(DRM_MODE_PAGE_FLIP_EVENT), userData),
                   "drmModePageFlip")
     }
 
     public func markDirty(framebuffer: UInt32) {
         // ENOSYS on drivers that scan out directly from memory: nothing to do then.
-        _ = drmModeDirtyFB(fd, framebuffer, nil, 0)
+        _ = drmModeDirtyFB(rawFD, framebuffer, nil, 0)
     }
 
     public func readEvents() throws(SystemError) -> Int {
@@ -354,10 +356,10 @@ public final class DRMCard: DRMDevice {
         }
         while true {
             // drmHandleEvent reads once; the fd is non-blocking, so check readiness first.
-            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            var p = pollfd(fd: rawFD, events: Int16(POLLIN), revents: 0)
             let ready = try retryingEINTR("poll", path) { poll(&p, 1, 0) }
             if ready == 0 { break }
-            if drmHandleEvent(fd, &context) != 0 {
+            if drmHandleEvent(rawFD, &context) != 0 {
                 if errno == EAGAIN || errno == EINTR { break }
                 throw SystemError("drmHandleEvent", path)
             }

@@ -1,4 +1,4 @@
-import CDRM
+import CLinux
 import Platform
 #if canImport(Glibc)
 import Glibc
@@ -7,31 +7,30 @@ import Glibc
 /// The kernel's uevent netlink socket, listened to for DRM hotplug: a "change" event of
 /// the drm subsystem with HOTPLUG=1 (a monitor plugged, unplugged or power-cycled).
 public final class DRMHotplug {
-    private var fd: Int32
+    public let fileDescriptor: FileDescriptor
 
     public init() throws(SystemError) {
-        fd = try retryingEINTR("socket", "NETLINK_KOBJECT_UEVENT") {
+        let fd = FileDescriptor(rawValue: try retryingEINTR("socket", "NETLINK_KOBJECT_UEVENT") {
             socket(AF_NETLINK, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue),
                    NETLINK_KOBJECT_UEVENT)
-        }
+        })
         var address = sockaddr_nl()
         address.nl_family = sa_family_t(AF_NETLINK)
         address.nl_groups = 1  // the kernel's own broadcast (udev re-sends on group 2)
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_nl>.size))
+                bind(fd.rawValue, $0, socklen_t(MemoryLayout<sockaddr_nl>.size))
             }
         }
         if result < 0 {
             let error = SystemError("bind", "NETLINK_KOBJECT_UEVENT")
-            close(fd)
+            fd.close()
             throw error
         }
+        fileDescriptor = fd
     }
 
-    deinit { if fd >= 0 { close(fd) } }
-
-    public var fileDescriptor: Int32 { fd }
+    deinit { fileDescriptor.close() }
 
     /// Reads every queued uevent; true if one was a DRM hotplug.
     public func drain() -> Bool {
@@ -43,7 +42,7 @@ public final class DRMHotplug {
             let count = buffer.withUnsafeMutableBytes { bytes in
                 withUnsafeMutablePointer(to: &sender) {
                     $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                        recvfrom(fd, bytes.baseAddress, bytes.count, 0, $0, &length)
+                        recvfrom(self.fileDescriptor.rawValue, bytes.baseAddress, bytes.count, 0, $0, &length)
                     }
                 }
             }

@@ -1,4 +1,4 @@
-import CDRM
+import CLinux
 import Graphics
 import Platform
 import ScreenGeometry
@@ -130,7 +130,8 @@ public final class DRMPresenter: Presenter {
     private var terminal: VirtualTerminal?
     private var hotplug: DRMHotplug?
     private var lastConnectorState: ConnectionState?
-    private var epollFD: Int32 = -1
+    /// The card and the uevent socket as one descriptor (nil when epoll_create1 failed).
+    private var epoll: FileDescriptor?
     private var vtReleased = false
     /// Switch requests refused on a locked VT since start.
     public private(set) var refusedSwitches = 0
@@ -293,18 +294,20 @@ public final class DRMPresenter: Presenter {
     private func setUpPoll() {
         guard let cardFD = device.fileDescriptor else { return }
         // One fd for the run loop: epoll over the card (flip events) and the uevent socket.
-        epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
-        guard epollFD >= 0 else { return }
+        let created = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard created >= 0 else { return }
+        let epoll = FileDescriptor(rawValue: created)
         for fd in [cardFD, hotplug?.fileDescriptor].compactMap({ $0 }) {
             var event = epoll_event()
             event.events = EPOLLIN.rawValue
-            event.data.fd = fd
-            _ = epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event)
+            event.data.fd = fd.rawValue
+            _ = epoll_ctl(epoll.rawValue, EPOLL_CTL_ADD, fd.rawValue, &event)
         }
+        self.epoll = epoll
     }
 
-    public var pollDescriptor: Int32? {
-        epollFD >= 0 ? epollFD : device.fileDescriptor
+    public var pollDescriptor: FileDescriptor? {
+        epoll ?? device.fileDescriptor
     }
 
     public var isReadyForFrame: Bool { !flipPending && !vtReleased && !isShutDown && !isPanelOff }
@@ -466,8 +469,8 @@ public final class DRMPresenter: Presenter {
             }
         }
         buffers.removeAll()
-        if epollFD >= 0 { Glibc.close(epollFD) }
-        epollFD = -1
+        epoll?.close()
+        epoll = nil
         hotplug = nil
         device.close()
         terminal = nil

@@ -218,7 +218,7 @@ public func displayTestMain(_ args: [String]) -> Int32 {
             }
             if let deadline, monotonicSeconds() >= deadline { break }
             if let fd = presenter.pollDescriptor {
-                var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                var p = pollfd(fd: fd.rawValue, events: Int16(POLLIN), revents: 0)
                 if poll(&p, 1, 100) > 0 { try presenter.handleReadable() }
             } else {
                 usleep(100_000)

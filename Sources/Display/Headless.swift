@@ -1,4 +1,5 @@
 import Graphics
+import Platform
 import ScreenGeometry
 
 /// The presenter without a screen: the same copy-out (rotation, format) into a scan-out
@@ -36,7 +37,7 @@ public final class HeadlessPresenter: Presenter {
         needsFullRedraw = false
     }
 
-    public var pollDescriptor: Int32? { nil }
+    public var pollDescriptor: FileDescriptor? { nil }
     public func handleReadable() throws(DisplayError) {}
     public var isReadyForFrame: Bool { true }
     public func handleVTSignal(_ signal: Int32) {}

@@ -29,7 +29,7 @@ public final class PacedPresenter: Presenter {
     public var rotation: Rotation { memory.rotation }
     public var needsFullRedraw: Bool { memory.needsFullRedraw }
     public var isReadyForFrame: Bool { !flipPending && !isShutDown }
-    public var pollDescriptor: Int32? { vblank.fd }
+    public var pollDescriptor: FileDescriptor? { vblank.fd }
 
     public func present(_ shadow: Surface, damage: DamageRegion) throws(DisplayError) {
         guard shadow.width == width, shadow.height == height else {

@@ -30,7 +30,7 @@ public protocol Presenter: AnyObject {
     func present(_ shadow: Surface, damage: DamageRegion) throws(DisplayError)
 
     /// The fd to poll for readability, or nil when there is nothing to wait for.
-    var pollDescriptor: Int32? { get }
+    var pollDescriptor: FileDescriptor? { get }
     /// Drains what made `pollDescriptor` readable; never blocks.
     func handleReadable() throws(DisplayError)
 

@@ -1,4 +1,4 @@
-import CDRM
+import CLinux
 import Platform
 #if canImport(Glibc)
 import Glibc
@@ -25,7 +25,8 @@ public final class VirtualTerminal {
 
     public let path: String
     public let locked: Bool
-    private var fd: Int32
+    /// nil once restored.
+    private var fd: FileDescriptor?
     private var previousKDMode: Int32 = Int32(KD_TEXT)
     private var previousKeyboardMode: Int32?
     private var previousTermios: termios?
@@ -33,17 +34,18 @@ public final class VirtualTerminal {
     public init(path: String, locked: Bool = false) throws(SystemError) {
         self.path = path
         self.locked = locked
-        fd = try retryingEINTR("open", path) { open(path, O_RDWR | O_CLOEXEC | O_NOCTTY) }
+        let fd = try FileDescriptor.open(path, O_RDWR | O_CLOEXEC | O_NOCTTY)
+        self.fd = fd
         var mode: Int32 = 0
-        if boardwalk_ioctl_pointer(fd, UInt(KDGETMODE), &mode) == 0 { previousKDMode = mode }
+        if boardwalk_ioctl_pointer(fd.rawValue, UInt(KDGETMODE), &mode) == 0 { previousKDMode = mode }
         do {
-            try control("KDSETMODE KD_GRAPHICS", boardwalk_ioctl_value(fd, UInt(KDSETMODE), UInt(KD_GRAPHICS)))
+            try control("KDSETMODE KD_GRAPHICS", boardwalk_ioctl_value(fd.rawValue, UInt(KDSETMODE), UInt(KD_GRAPHICS)))
             var vt = vt_mode()
             vt.mode = CChar(VT_PROCESS)
             vt.relsig = Int16(VirtualTerminal.releaseSignal)
             vt.acqsig = Int16(VirtualTerminal.acquireSignal)
-            try control("VT_SETMODE VT_PROCESS", boardwalk_ioctl_pointer(fd, UInt(VT_SETMODE), &vt))
-            if locked { try lockKeyboard() }
+            try control("VT_SETMODE VT_PROCESS", boardwalk_ioctl_pointer(fd.rawValue, UInt(VT_SETMODE), &vt))
+            if locked { try lockKeyboard(fd) }
         } catch {
             restore()
             throw error
@@ -56,45 +58,45 @@ public final class VirtualTerminal {
         if result < 0 { throw SystemError("ioctl \(what)", path) }
     }
 
-    private func lockKeyboard() throws(SystemError) {
+    private func lockKeyboard(_ fd: FileDescriptor) throws(SystemError) {
         var keyboardMode: Int32 = 0
-        if boardwalk_ioctl_pointer(fd, UInt(KDGKBMODE), &keyboardMode) == 0 { previousKeyboardMode = keyboardMode }
-        try control("KDSKBMODE K_OFF", boardwalk_ioctl_value(fd, UInt(KDSKBMODE), UInt(K_OFF)))
+        if boardwalk_ioctl_pointer(fd.rawValue, UInt(KDGKBMODE), &keyboardMode) == 0 { previousKeyboardMode = keyboardMode }
+        try control("KDSKBMODE K_OFF", boardwalk_ioctl_value(fd.rawValue, UInt(KDSKBMODE), UInt(K_OFF)))
         var attributes = termios()
-        guard tcgetattr(fd, &attributes) == 0 else { throw SystemError("tcgetattr", path) }
+        guard tcgetattr(fd.rawValue, &attributes) == 0 else { throw SystemError("tcgetattr", path) }
         previousTermios = attributes
         attributes.c_lflag &= ~tcflag_t(ISIG | ICANON | ECHO | IEXTEN)
         attributes.c_iflag &= ~tcflag_t(IXON | BRKINT)
-        guard tcsetattr(fd, TCSANOW, &attributes) == 0 else { throw SystemError("tcsetattr", path) }
+        guard tcsetattr(fd.rawValue, TCSANOW, &attributes) == 0 else { throw SystemError("tcsetattr", path) }
     }
 
     /// Answers the kernel's request to switch away: lets it happen (after master is
     /// dropped) when `allow`, otherwise the switch is cancelled and we keep the screen.
     public func answerRelease(allow: Bool) {
-        if fd >= 0, boardwalk_ioctl_value(fd, UInt(VT_RELDISP), UInt(allow ? 1 : 0)) < 0 {
+        if let fd, boardwalk_ioctl_value(fd.rawValue, UInt(VT_RELDISP), UInt(allow ? 1 : 0)) < 0 {
             Log.warning("display: \(SystemError("ioctl VT_RELDISP", path))")
         }
     }
 
     /// Confirms we have the VT again.
     public func acknowledgeAcquire() {
-        if fd >= 0 { _ = boardwalk_ioctl_value(fd, UInt(VT_RELDISP), UInt(VT_ACKACQ)) }
+        if let fd { _ = boardwalk_ioctl_value(fd.rawValue, UInt(VT_RELDISP), UInt(VT_ACKACQ)) }
     }
 
     /// Keyboard, termios, text mode and automatic switching back; idempotent.
     public func restore() {
-        guard fd >= 0 else { return }
-        if var attributes = previousTermios { _ = tcsetattr(fd, TCSANOW, &attributes) }
+        guard let fd else { return }
+        if var attributes = previousTermios { _ = tcsetattr(fd.rawValue, TCSANOW, &attributes) }
         if let keyboardMode = previousKeyboardMode {
             // K_OFF left by a kiosk that died before it could restore: the console's usual mode.
             let mode = keyboardMode == Int32(K_OFF) ? Int32(K_UNICODE) : keyboardMode
-            _ = boardwalk_ioctl_value(fd, UInt(KDSKBMODE), UInt(mode))
+            _ = boardwalk_ioctl_value(fd.rawValue, UInt(KDSKBMODE), UInt(mode))
         }
         var vt = vt_mode()
         vt.mode = CChar(VT_AUTO)
-        _ = boardwalk_ioctl_pointer(fd, UInt(VT_SETMODE), &vt)
-        _ = boardwalk_ioctl_value(fd, UInt(KDSETMODE), UInt(previousKDMode == Int32(KD_GRAPHICS) ? KD_TEXT : previousKDMode))
-        close(fd)
-        fd = -1
+        _ = boardwalk_ioctl_pointer(fd.rawValue, UInt(VT_SETMODE), &vt)
+        _ = boardwalk_ioctl_value(fd.rawValue, UInt(KDSETMODE), UInt(previousKDMode == Int32(KD_GRAPHICS) ? KD_TEXT : previousKDMode))
+        fd.close()
+        self.fd = nil
     }
 }

@@ -8,7 +8,7 @@ import Platform
 /// deinit frees them in reverse order of setup.
 public final class EvdevDevice {
     public let path: String
-    public let fd: Int32
+    public let fd: FileDescriptor
     public let name: String
     /// The device's unique id (`uniq`: a serial number, often empty).
     public let uniq: String
@@ -27,11 +27,11 @@ public final class EvdevDevice {
     /// Opens the device non-blocking. Throws naming the call and the path; EACCES right after
     /// hotplug means udev has not set the permissions yet (see `InputHotplug`).
     public init(path: String) throws(SystemError) {
-        let fd = try retryingEINTR("open", path) { open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
+        let fd = try FileDescriptor.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         var device: OpaquePointer?
-        let rc = libevdev_new_from_fd(fd, &device)
+        let rc = libevdev_new_from_fd(fd.rawValue, &device)
         guard rc == 0, let device else {
-            close(fd)
+            fd.close()
             throw SystemError("libevdev_new_from_fd", path, errno: -rc)
         }
         // Event times on the kiosk's clock, not wall time that NTP may step.
@@ -46,7 +46,7 @@ public final class EvdevDevice {
 
     deinit {
         libevdev_free(device)
-        close(fd)
+        fd.close()
     }
 
     /// The slot the kernel has active, for a protocol-B decoder started mid-stream.

@@ -18,18 +18,20 @@ public final class InputHotplug {
     }
 
     public let directory: String
-    public let fd: Int32
+    public let fd: FileDescriptor
     private var directoryWatch: Int32 = -1
     private var parentWatch: Int32 = -1
 
     public init(directory: String) throws(SystemError) {
         self.directory = directory
-        fd = try retryingEINTR("inotify_init1", directory) { inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) }
+        fd = FileDescriptor(rawValue: try retryingEINTR("inotify_init1", directory) {
+            inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        })
         if !watchDirectory() { watchParent() }
     }
 
     deinit {
-        close(fd)
+        fd.close()
     }
 
     public var isWatchingDirectory: Bool { directoryWatch >= 0 }
@@ -38,14 +40,14 @@ public final class InputHotplug {
     private func watchDirectory() -> Bool {
         let mask = UInt32(IN_CREATE) | UInt32(IN_DELETE) | UInt32(IN_ATTRIB) | UInt32(IN_MOVED_TO)
             | UInt32(IN_MOVED_FROM) | UInt32(IN_DELETE_SELF) | UInt32(IN_ONLYDIR)
-        directoryWatch = inotify_add_watch(fd, directory, mask)
+        directoryWatch = inotify_add_watch(fd.rawValue, directory, mask)
         return directoryWatch >= 0
     }
 
     private func watchParent() {
         guard parentWatch < 0 else { return }
         let parent = Files.directoryName(directory)
-        parentWatch = inotify_add_watch(fd, parent, UInt32(IN_CREATE) | UInt32(IN_MOVED_TO) | UInt32(IN_ONLYDIR))
+        parentWatch = inotify_add_watch(fd.rawValue, parent, UInt32(IN_CREATE) | UInt32(IN_MOVED_TO) | UInt32(IN_ONLYDIR))
     }
 
     private var leafName: String {
@@ -57,14 +59,12 @@ public final class InputHotplug {
     public func readChanges() -> [Change] {
         var changes: [Change] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                break   // EAGAIN: drained
+        do {
+            while let count = try fd.read(into: &buffer, "inotify \(directory)"), count > 0 {
+                parse(buffer, count: count, into: &changes)
             }
-            if count == 0 { break }
-            parse(buffer, count: count, into: &changes)
+        } catch {
+            Log.warning("input: \(error)")
         }
         return changes
     }
@@ -95,7 +95,7 @@ public final class InputHotplug {
         }
         if wd == parentWatch && wd >= 0 {
             if name == leafName && mask & (UInt32(IN_CREATE) | UInt32(IN_MOVED_TO)) != 0, watchDirectory() {
-                inotify_rm_watch(fd, parentWatch)
+                inotify_rm_watch(fd.rawValue, parentWatch)
                 parentWatch = -1
                 changes.append(.directoryAppeared)
             }

@@ -14,7 +14,7 @@ public func inputMonitorMain(_ arguments: [String]) -> Int32 {
                                       [--touch-device NAME|PATH] [--dir /dev/input] [--seconds N]
         """
     func fail(_ message: String) -> Int32 {
-        writeOut("input-monitor: \(message)\n\(usage)\n", fd: 2)
+        writeOut("input-monitor: \(message)\n\(usage)\n", to: .standardError)
         return 2
     }
     var screen = ScreenOptions()
@@ -93,16 +93,16 @@ public func inputMonitorMain(_ arguments: [String]) -> Int32 {
         var deadline = [system.nextDeadline, gestures.nextDeadline].compactMap { $0 }.min()
         if let seconds { deadline = min(deadline ?? .infinity, start + seconds) }
         let timeout = deadline.map { Int32(max(0, min(60_000, ($0 - now) * 1000)).rounded(.up)) } ?? -1
-        var fds = system.pollDescriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        var fds = system.pollDescriptors.map { pollfd(fd: $0.rawValue, events: Int16(POLLIN), revents: 0) }
         let ready = fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), timeout) }
         if ready < 0 && errno != EINTR {
-            writeOut("input-monitor: poll: \(String(cString: strerror(errno)))\n", fd: 2)
+            writeOut("input-monitor: poll: \(String(cString: strerror(errno)))\n", to: .standardError)
             return 1
         }
         let after = monotonicSeconds()
         var events: [InputEvent] = []
         for entry in fds where entry.revents != 0 {
-            events += system.handleReadable(fd: entry.fd, now: after)
+            events += system.handleReadable(fd: FileDescriptor(rawValue: entry.fd), now: after)
         }
         events += system.handleDeadline(now: after)
         report(events, now: after)

@@ -1,3 +1,4 @@
+import Platform
 import ScreenGeometry
 
 #if canImport(Glibc)
@@ -61,15 +62,9 @@ struct UsageError: Error {
 }
 
 /// Unbuffered, so lines reach a pipe (or the journal) when they happen.
-func writeOut(_ text: String, fd: Int32 = 1) {
-    var bytes = Array(text.utf8)
-    var offset = 0
-    while offset < bytes.count {
-        let count = bytes.withUnsafeMutableBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-        if count < 0 && errno == EINTR { continue }
-        if count <= 0 { return }
-        offset += count
-    }
+func writeOut(_ text: String, to fd: FileDescriptor = .standardOutput) {
+    // A closed pipe or a full disk loses the line; nothing better to tell it to.
+    try? fd.writeAll(Array(text.utf8))
 }
 
 /// `boardwalk input-replay DEVICE.desc RECORDING.events [--size WxH] [--rotation R]
@@ -83,7 +78,7 @@ public func inputReplayMain(_ arguments: [String]) -> Int32 {
           --size is the display mode before rotation (default 1280x800, the virtual board's).
         """
     func fail(_ message: String, status: Int32 = 2) -> Int32 {
-        writeOut("input-replay: \(message)\n" + (status == 2 ? usage + "\n" : ""), fd: 2)
+        writeOut("input-replay: \(message)\n" + (status == 2 ? usage + "\n" : ""), to: .standardError)
         return status
     }
     var files: [String] = []

@@ -50,7 +50,7 @@ public final class InputSystem {
     }
 
     private var devices: [String: OpenDevice] = [:]   // by node name ("event3")
-    private var byFD: [Int32: String] = [:]
+    private var byFD: [FileDescriptor: String] = [:]
     private var hotplug: InputHotplug?
     private var nextSerial = 1
     /// Nodes that failed to open right after creation: udev sets their group and mode a
@@ -77,8 +77,8 @@ public final class InputSystem {
     }
 
     /// Device fds and the inotify fd.
-    public var pollDescriptors: [Int32] {
-        var fds = devices.values.map(\.device.fd).sorted()
+    public var pollDescriptors: [FileDescriptor] {
+        var fds = devices.values.map(\.device.fd).sorted { $0.rawValue < $1.rawValue }
         if let hotplug { fds.append(hotplug.fd) }
         return fds
     }
@@ -101,7 +101,7 @@ public final class InputSystem {
         }
     }
 
-    public func handleReadable(fd: Int32, now: Double) -> [InputEvent] {
+    public func handleReadable(fd: FileDescriptor, now: Double) -> [InputEvent] {
         var output: [InputEvent] = []
         if let hotplug, fd == hotplug.fd {
             for change in hotplug.readChanges() {

@@ -16,7 +16,7 @@ public final class EventLoop {
 
     private struct Watch {
         let token: Int
-        let fd: Int32
+        let fd: FileDescriptor
         var events: Int16
         let handler: (Int16) -> Void
     }
@@ -47,7 +47,7 @@ public final class EventLoop {
     /// `fd` is ready. The loop does not own `fd`; its owner must cancel the watch before
     /// closing it (a closed fd is dropped with an error line, never polled in a spin).
     @discardableResult
-    public func watch(fd: Int32, events: Int16 = Int16(POLLIN), _ handler: @escaping (Int16) -> Void)
+    public func watch(fd: FileDescriptor, events: Int16 = Int16(POLLIN), _ handler: @escaping (Int16) -> Void)
         -> Token
     {
         let token = makeToken()
@@ -125,7 +125,7 @@ public final class EventLoop {
             milliseconds = -1
         }
 
-        var fds = watches.map { pollfd(fd: $0.fd, events: $0.events, revents: 0) }
+        var fds = watches.map { pollfd(fd: $0.fd.rawValue, events: $0.events, revents: 0) }
         let tokens = watches.map(\.token)
         let ready = fds.withUnsafeMutableBufferPointer { buffer in
             poll(buffer.baseAddress, nfds_t(buffer.count), milliseconds)

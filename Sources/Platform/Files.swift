@@ -20,14 +20,12 @@ public enum Files {
     }
 
     public static func readBytes(_ path: String) throws(SystemError) -> [UInt8] {
-        let fd = try retryingEINTR("open", path) { open(path, O_RDONLY | O_CLOEXEC) }
-        defer { close(fd) }
+        let fd = try FileDescriptor.open(path, O_RDONLY | O_CLOEXEC)
+        defer { fd.close() }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
-            let count = try retryingEINTR("read", path) {
-                chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            }
+            let count = try fd.read(into: &chunk, path) ?? 0
             if count == 0 { break }
             bytes.append(contentsOf: chunk[0..<count])
         }
@@ -47,25 +45,17 @@ public enum Files {
         throws(SystemError)
     {
         let temp = path + ".tmp"
-        let fd = try retryingEINTR("open", temp) {
-            open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
-        }
+        let fd = try FileDescriptor.open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode: mode)
         do {
-            if exactMode { try retryingEINTR("fchmod", temp) { fchmod(fd, mode) } }
-            var offset = 0
-            while offset < bytes.count {
-                let written = try retryingEINTR("write", temp) {
-                    bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-                }
-                offset += written
-            }
-            if durable { try retryingEINTR("fsync", temp) { fsync(fd) } }
+            if exactMode { try retryingEINTR("fchmod", temp) { fchmod(fd.rawValue, mode) } }
+            try fd.writeAll(bytes, temp)
+            if durable { try retryingEINTR("fsync", temp) { fsync(fd.rawValue) } }
         } catch {
-            close(fd)
+            fd.close()
             unlink(temp)
             throw error
         }
-        close(fd)
+        fd.close()
         do {
             try retryingEINTR("rename", "\(temp) -> \(path)") { rename(temp, path) }
         } catch {
@@ -74,10 +64,9 @@ public enum Files {
         }
         guard durable else { return }
         let dir = directoryName(path)
-        let dirFD = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if dirFD >= 0 {
-            _ = fsync(dirFD)
-            close(dirFD)
+        if let directory = try? FileDescriptor.open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) {
+            _ = fsync(directory.rawValue)
+            directory.close()
         }
     }
 

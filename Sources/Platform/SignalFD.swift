@@ -14,7 +14,7 @@ public final class SignalFD {
     /// spare ones for service scripts (USR1, USR2).
     public static let kioskSignals: [Int32] = [SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2]
 
-    public let fd: Int32
+    public let fd: FileDescriptor
     public let signals: [Int32]
     private var previousMask = sigset_t()
 
@@ -33,23 +33,14 @@ public final class SignalFD {
             pthread_sigmask(SIG_SETMASK, &previousMask, nil)
             throw SystemError("signalfd", signals.map(SignalFD.name).joined(separator: ","), errno: code)
         }
-        fd = descriptor
+        fd = FileDescriptor(rawValue: descriptor)
     }
 
     /// Drains the signals pending now (numbers, in arrival order); empty when none.
     public func read() throws(SystemError) -> [Int32] {
         var received: [Int32] = []
         var info = signalfd_siginfo()
-        let size = MemoryLayout<signalfd_siginfo>.size
-        while true {
-            let count = Glibc.read(fd, &info, size)
-            if count < 0 {
-                let code = errno
-                if code == EINTR { continue }
-                if code == EAGAIN || code == EWOULDBLOCK { break }
-                throw SystemError("read", "signalfd", errno: code)
-            }
-            if count < size { break }
+        while try fd.read(&info, "signalfd") {
             received.append(Int32(bitPattern: info.ssi_signo))
         }
         return received
@@ -72,7 +63,7 @@ public final class SignalFD {
     deinit {
         // Whatever is still pending would hit its default action once unblocked: drop it.
         _ = try? read()
-        close(fd)
+        fd.close()
         pthread_sigmask(SIG_SETMASK, &previousMask, nil)
     }
 }

@@ -14,7 +14,7 @@ public final class SystemdNotify {
     /// WatchdogSec= of the unit in seconds (from $WATCHDOG_USEC); nil without a watchdog
     /// or when $WATCHDOG_PID names another process.
     public let watchdogInterval: Double?
-    private let fd: Int32
+    private let fd: FileDescriptor
     private var socketAddress = sockaddr_un()
     private var socketAddressLength: socklen_t = 0
     private var lastWatchdog: Double?
@@ -65,9 +65,9 @@ public final class SystemdNotify {
             for (index, byte) in bytes.enumerated() { raw[index] = byte }
         }
         socketAddressLength = socklen_t(pathOffset + bytes.count + (isAbstract ? 0 : 1))
-        fd = try retryingEINTR("socket", "AF_UNIX datagram") {
+        fd = FileDescriptor(rawValue: try retryingEINTR("socket", "AF_UNIX datagram") {
             socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        }
+        })
     }
 
     /// Sends one message: assignments separated by newlines ("READY=1\nSTATUS=menu").
@@ -78,7 +78,7 @@ public final class SystemdNotify {
             try address.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic throws(SystemError) in
                 try retryingEINTR("sendto", self.address) {
                     bytes.withUnsafeBytes { buffer in
-                        sendto(fd, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL), generic, length)
+                        sendto(fd.rawValue, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL), generic, length)
                     }
                 }
             }
@@ -155,6 +155,6 @@ public final class SystemdNotify {
     }
 
     deinit {
-        close(fd)
+        fd.close()
     }
 }

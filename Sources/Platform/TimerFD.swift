@@ -7,15 +7,15 @@ import CLinux
 /// while something animates, the idle and watchdog timers otherwise. Disarmed, it never
 /// wakes the loop, which is how an idle menu costs nothing.
 public final class TimerFD {
-    public let fd: Int32
+    public let fd: FileDescriptor
     /// Whether a later expiry is still to come (a fired one-shot timer is not armed).
     public private(set) var isArmed = false
     private var isPeriodic = false
 
     public init() throws(SystemError) {
-        fd = try retryingEINTR("timerfd_create", "CLOCK_MONOTONIC") {
+        fd = FileDescriptor(rawValue: try retryingEINTR("timerfd_create", "CLOCK_MONOTONIC") {
             timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
-        }
+        })
     }
 
     /// Fires `after` seconds from now, then every `interval` seconds if it is > 0.
@@ -25,7 +25,7 @@ public final class TimerFD {
         var spec = itimerspec()
         spec.it_value = TimerFD.timespec(max(after, 1e-9))
         spec.it_interval = TimerFD.timespec(max(interval, 0))
-        try retryingEINTR("timerfd_settime", "arm") { timerfd_settime(fd, 0, &spec, nil) }
+        try retryingEINTR("timerfd_settime", "arm") { timerfd_settime(fd.rawValue, 0, &spec, nil) }
         isArmed = true
         isPeriodic = interval > 0
     }
@@ -36,7 +36,7 @@ public final class TimerFD {
         spec.it_value = TimerFD.timespec(max(deadline, 1e-9))
         spec.it_interval = TimerFD.timespec(max(interval, 0))
         try retryingEINTR("timerfd_settime", "arm at") {
-            timerfd_settime(fd, Int32(TFD_TIMER_ABSTIME), &spec, nil)
+            timerfd_settime(fd.rawValue, Int32(TFD_TIMER_ABSTIME), &spec, nil)
         }
         isArmed = true
         isPeriodic = interval > 0
@@ -44,7 +44,7 @@ public final class TimerFD {
 
     public func disarm() throws(SystemError) {
         var spec = itimerspec()
-        try retryingEINTR("timerfd_settime", "disarm") { timerfd_settime(fd, 0, &spec, nil) }
+        try retryingEINTR("timerfd_settime", "disarm") { timerfd_settime(fd.rawValue, 0, &spec, nil) }
         isArmed = false
         isPeriodic = false
     }
@@ -52,7 +52,7 @@ public final class TimerFD {
     /// Seconds until the next expiry; nil when disarmed.
     public func remaining() throws(SystemError) -> Double? {
         var spec = itimerspec()
-        try retryingEINTR("timerfd_gettime", "") { timerfd_gettime(fd, &spec) }
+        try retryingEINTR("timerfd_gettime", "") { timerfd_gettime(fd.rawValue, &spec) }
         let seconds = Double(spec.it_value.tv_sec) + Double(spec.it_value.tv_nsec) / 1e9
         return seconds == 0 ? nil : seconds
     }
@@ -62,17 +62,9 @@ public final class TimerFD {
     @discardableResult
     public func read() throws(SystemError) -> UInt64 {
         var expirations: UInt64 = 0
-        while true {
-            let count = Glibc.read(fd, &expirations, MemoryLayout<UInt64>.size)
-            if count == MemoryLayout<UInt64>.size {
-                if !isPeriodic { isArmed = false }
-                return expirations
-            }
-            let code = errno
-            if count < 0 && code == EINTR { continue }
-            if count < 0 && (code == EAGAIN || code == EWOULDBLOCK) { return 0 }
-            throw SystemError("read", "timerfd", errno: count < 0 ? code : EIO)
-        }
+        guard try fd.read(&expirations, "timerfd") else { return 0 }
+        if !isPeriodic { isArmed = false }
+        return expirations
     }
 
     private static func timespec(_ seconds: Double) -> Glibc.timespec {
@@ -84,6 +76,6 @@ public final class TimerFD {
     }
 
     deinit {
-        close(fd)
+        fd.close()
     }
 }

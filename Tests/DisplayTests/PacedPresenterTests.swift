@@ -1,12 +1,13 @@
 import XCTest
 @testable import Display
 import Graphics
+import Platform
 import Glibc
 
 final class PacedPresenterTests: XCTestCase {
     /// Waits for the presenter's fd to become readable, as the run loop's poll would.
-    private func pollReadable(_ fd: Int32, timeoutMilliseconds: Int32) -> Bool {
-        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+    private func pollReadable(_ fd: FileDescriptor, timeoutMilliseconds: Int32) -> Bool {
+        var p = pollfd(fd: fd.rawValue, events: Int16(POLLIN), revents: 0)
         return poll(&p, 1, timeoutMilliseconds) == 1
     }
 

@@ -9,7 +9,7 @@ import Glibc
 /// page flips that complete when the test says so. Records every call in order.
 final class SimulatedCard: DRMDevice {
     let path: String
-    var fileDescriptor: Int32? { nil }
+    var fileDescriptor: FileDescriptor? { nil }
     var driverName = "simulated"
     var dumbBuffers = true
     var preferredDepth: UInt64 = 24

@@ -63,7 +63,7 @@ final class HotplugTests: XCTestCase {
                                                      directory: directory))
         XCTAssertEqual(logged.filter { $0.contains("does not exist") }.count, 1, "\(logged)")
         XCTAssertEqual(system.pollDescriptors.count, 1, "only inotify")
-        XCTAssertEqual(system.handleReadable(fd: 12345, now: 1), [])
+        XCTAssertEqual(system.handleReadable(fd: FileDescriptor(rawValue: 12345), now: 1), [])
         XCTAssertEqual(system.rescan(now: 1), [])
         XCTAssertEqual(logged.filter { $0.contains("does not exist") }.count, 1, "logged once")
         // The directory appears with something that is not an evdev node: refused, never retried.

@@ -3,26 +3,25 @@ import Glibc
 @testable import Platform
 
 final class EventLoopTests: XCTestCase {
-    private func makePipe() -> (read: Int32, write: Int32) {
-        var ends: [Int32] = [0, 0]
-        XCTAssertEqual(pipe(&ends), 0)
-        for fd in ends { _ = fcntl(fd, F_SETFL, O_NONBLOCK) }
-        return (ends[0], ends[1])
+    private func makePipe() throws -> (read: FileDescriptor, write: FileDescriptor) {
+        let ends = try FileDescriptor.pipe()
+        for fd in [ends.read, ends.write] { _ = fcntl(fd.rawValue, F_SETFL, O_NONBLOCK) }
+        return ends
     }
 
     func testReadableFdRunsItsHandler() throws {
         let loop = EventLoop()
-        let (r, w) = makePipe()
-        defer { close(r); close(w) }
+        let (r, w) = try makePipe()
+        defer { r.close(); w.close() }
         var seen: [Int16] = []
         loop.watch(fd: r) { events in
             seen.append(events)
             var byte: UInt8 = 0
-            _ = read(r, &byte, 1)
+            _ = try? r.read(&byte)
         }
         XCTAssertEqual(try loop.runOnce(timeout: 0), 0, "nothing written yet")
-        var byte: UInt8 = 7
-        XCTAssertEqual(write(w, &byte, 1), 1)
+        let byte: UInt8 = 7
+        XCTAssertNoThrow(try w.writeAll([byte]))
         XCTAssertEqual(try loop.runOnce(timeout: 1), 1)
         XCTAssertEqual(seen.count, 1)
         XCTAssertNotEqual(seen[0] & Int16(POLLIN), 0)
@@ -47,8 +46,8 @@ final class EventLoopTests: XCTestCase {
 
     func testWaitWithNothingReadyLastsTheTimeout() throws {
         let loop = EventLoop()
-        let (r, w) = makePipe()
-        defer { close(r); close(w) }
+        let (r, w) = try makePipe()
+        defer { r.close(); w.close() }
         loop.watch(fd: r) { _ in XCTFail("not readable") }
         let start = monotonicSeconds()
         XCTAssertEqual(try loop.runOnce(timeout: 0.04), 0)
@@ -57,8 +56,8 @@ final class EventLoopTests: XCTestCase {
 
     func testHandlerRemovingAnotherWatchInTheSameRound() throws {
         let loop = EventLoop()
-        let first = makePipe(), second = makePipe()
-        defer { [first.read, first.write, second.read, second.write].forEach { close($0) } }
+        let first = try makePipe(), second = try makePipe()
+        defer { [first.read, first.write, second.read, second.write].forEach { $0.close() } }
         var calls: [String] = []
         var secondToken: EventLoop.Token?
         loop.watch(fd: first.read) { _ in
@@ -66,9 +65,9 @@ final class EventLoopTests: XCTestCase {
             if let token = secondToken { loop.cancel(token) }
         }
         secondToken = loop.watch(fd: second.read) { _ in calls.append("second") }
-        var byte: UInt8 = 1
-        _ = write(first.write, &byte, 1)
-        _ = write(second.write, &byte, 1)
+        let byte: UInt8 = 1
+        try first.write.writeAll([byte])
+        try second.write.writeAll([byte])
         try loop.runOnce(timeout: 1)
         XCTAssertEqual(calls, ["first"])
         XCTAssertEqual(loop.watchCount, 1)
@@ -76,9 +75,9 @@ final class EventLoopTests: XCTestCase {
 
     func testClosedFdIsDroppedNotSpunOn() throws {
         let loop = EventLoop()
-        let (r, w) = makePipe()
-        close(w)
-        close(r)
+        let (r, w) = try makePipe()
+        w.close()
+        r.close()
         var lines: [String] = []
         let oldSink = Log.sink
         Log.sink = { lines.append($0) }
@@ -91,11 +90,11 @@ final class EventLoopTests: XCTestCase {
 
     func testHangupIsReported() throws {
         let loop = EventLoop()
-        let (r, w) = makePipe()
-        defer { close(r) }
+        let (r, w) = try makePipe()
+        defer { r.close() }
         var events: Int16 = 0
         let token = loop.watch(fd: r) { events = $0; }
-        close(w)
+        w.close()
         try loop.runOnce(timeout: 1)
         XCTAssertNotEqual(events & Int16(POLLHUP), 0)
         loop.cancel(token)

@@ -85,7 +85,7 @@ final class TimerFDTests: XCTestCase {
     func testAbsoluteDeadlineInThePastFiresAtOnce() throws {
         let timer = try TimerFD()
         try timer.arm(at: monotonicSeconds() - 1)
-        var pfd = pollfd(fd: timer.fd, events: Int16(POLLIN), revents: 0)
+        var pfd = pollfd(fd: timer.fd.rawValue, events: Int16(POLLIN), revents: 0)
         XCTAssertEqual(poll(&pfd, 1, 1000), 1)
         XCTAssertEqual(try timer.read(), 1)
     }

@@ -52,19 +52,15 @@ public struct Backlight: Sendable {
         let raw = max(1, Int((Double(clamped) * Double(maxBrightness) / 100).rounded()))
         let path = device + "/brightness"
         // O_TRUNC as a shell redirect does: sysfs ignores it, a plain file (tests) needs it.
-        let fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)
-        guard fd >= 0 else {
-            Log.warning("backlight: open \(path): \(SystemError("open", path).message)")
+        do {
+            let fd = try FileDescriptor.open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)
+            defer { fd.close() }
+            try fd.writeAll(Array("\(raw)\n".utf8), path)
+            return true
+        } catch {
+            Log.warning("backlight: \(error)")
             return false
         }
-        defer { close(fd) }
-        let text = "\(raw)\n"
-        let written = text.withCString { write(fd, $0, strlen($0)) }
-        guard written == text.utf8.count else {
-            Log.warning("backlight: write \(path): \(SystemError("write", path).message)")
-            return false
-        }
-        return true
     }
 
     private static func readInt(_ path: String) -> Int? {

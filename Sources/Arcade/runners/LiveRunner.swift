@@ -33,7 +33,7 @@ public final class LiveRunner {
     private let kiosk: Kiosk
     private let frames: FrameDriver
     private let notify: SystemdNotify?
-    private var inputWatches: [Int32: EventLoop.Token] = [:]
+    private var inputWatches: [FileDescriptor: EventLoop.Token] = [:]
     private var presenterWatch: EventLoop.Token?
     private var sentReady = false
     private var exitCode: Int32 = 0
@@ -182,7 +182,7 @@ public final class LiveRunner {
         }
     }
 
-    private func handleInput(_ fd: Int32) {
+    private func handleInput(_ fd: FileDescriptor) {
         let now = monotonicSeconds()
         for event in input.handleReadable(fd: fd, now: now) { kiosk.handle(event, now: now) }
         syncWatches()

@@ -139,19 +139,17 @@ enum Subprocess {
     }
 
     static func run(_ arguments: [String], line: ((String) -> Void)? = nil) -> Result {
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else {
-            return Result(status: -1, output: "", spawnError: "pipe: \(String(cString: strerror(errno)))")
+        // Neither end leaks into other programs (close-on-exec); the child gets the write end as 1 and 2.
+        let pipe: (read: FileDescriptor, write: FileDescriptor)
+        do { pipe = try FileDescriptor.pipe() } catch {
+            return Result(status: -1, output: "", spawnError: "\(error)")
         }
-        // Neither end leaks into other programs; the child gets the write end as 1 and 2.
-        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
-        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, fds[1], 2)
+        posix_spawn_file_actions_adddup2(&actions, pipe.write.rawValue, 1)
+        posix_spawn_file_actions_adddup2(&actions, pipe.write.rawValue, 2)
         let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         let environment: [String] = ["PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C.UTF-8"]
@@ -159,18 +157,15 @@ enum Subprocess {
         defer { env.forEach { free($0) } }
         var pid = pid_t()
         let rc = posix_spawn(&pid, arguments[0], &actions, nil, argv, env)
-        close(fds[1])
+        pipe.write.close()
         guard rc == 0 else {
-            close(fds[0])
+            pipe.read.close()
             return Result(status: -1, output: "", spawnError: "\(arguments[0]): \(String(cString: strerror(rc)))")
         }
         var output: [UInt8] = []
         var pending: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { read(fds[0], $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
+        while let n = try? pipe.read.read(into: &buffer), n > 0 {
             output += buffer[0..<n]
             // rauc rewrites its progress line with \r on a terminal; split on both.
             for byte in buffer[0..<n] {
@@ -183,7 +178,7 @@ enum Subprocess {
             }
         }
         if !pending.isEmpty { line?(String(decoding: pending, as: UTF8.self)) }
-        close(fds[0])
+        pipe.read.close()
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         let code: Int32 = (status & 0x7f) == 0 ? (status >> 8) & 0xff : -(status & 0x7f)

@@ -1,0 +1,2 @@
+// glibc's heap statistics and trimming (Platform's MallocStats).
+#include <malloc.h>

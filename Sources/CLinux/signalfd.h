@@ -1,0 +1,2 @@
+// Signals read from a descriptor (Platform's SignalFD).
+#include <sys/signalfd.h>
