@@ -136,6 +136,9 @@ public protocol DRMDevice: AnyObject {
     func markDirty(framebuffer: UInt32)
     /// Reads the pending events without blocking; returns how many flips completed.
     func readEvents() throws(SystemError) -> Int
+    /// When the latest completed flip reached the screen: its vblank's timestamp
+    /// (CLOCK_MONOTONIC seconds, the kernel's clock for DRM events); nil before the first.
+    var lastFlipTime: Double? { get }
     /// Switches the panel on a connector on or off through its DPMS property (the picture
     /// and the mode stay; the screen sleeps).
     func setPower(connector id: UInt32, on: Bool) throws(SystemError)
@@ -173,7 +176,10 @@ public final class DRMCard: DRMDevice {
     public let path: String
     private var fd: FileDescriptor?
     /// Counts flip completions; its address rides along as each flip's user data.
-    private final class FlipCounter { var completed = 0 }
+    private final class FlipCounter {
+        var completed = 0
+        var lastTime: Double?
+    }
     private let flips = FlipCounter()
 
     public init(path: String) throws(SystemError) {
@@ -350,9 +356,11 @@ public final class DRMCard: DRMDevice {
         let before = flips.completed
         var context = drmEventContext()
         context.version = 2
-        context.page_flip_handler = { _, _, _, _, userData in
+        context.page_flip_handler = { _, _, seconds, microseconds, userData in
             guard let userData else { return }
-            Unmanaged<FlipCounter>.fromOpaque(userData).takeUnretainedValue().completed += 1
+            let counter = Unmanaged<FlipCounter>.fromOpaque(userData).takeUnretainedValue()
+            counter.completed += 1
+            counter.lastTime = Double(seconds) + Double(microseconds) / 1e6
         }
         while true {
             // drmHandleEvent reads once; the fd is non-blocking, so check readiness first.
@@ -366,4 +374,6 @@ public final class DRMCard: DRMDevice {
         }
         return flips.completed - before
     }
+
+    public var lastFlipTime: Double? { flips.lastTime }
 }

@@ -127,6 +127,7 @@ public final class DRMPresenter: Presenter {
     /// The buffer being scanned out; the other is the back buffer.
     private var front = 0
     private var flipPending = false
+    public private(set) var lastShownAt: Double?
     private var terminal: VirtualTerminal?
     private var hotplug: DRMHotplug?
     private var lastConnectorState: ConnectionState?
@@ -367,6 +368,7 @@ public final class DRMPresenter: Presenter {
         do {
             if try device.readEvents() > 0, flipPending {
                 flipPending = false
+                lastShownAt = device.lastFlipTime
                 front = 1 - front
             }
         } catch {

@@ -13,6 +13,10 @@ public final class HeadlessPresenter: Presenter {
     private let copyOut: CopyOut
     public private(set) var needsFullRedraw = true
     public private(set) var framesPresented = 0
+    public private(set) var lastShownAt: Double?
+    /// The time a present reaches the "screen": at once, on this clock (a headless run's
+    /// virtual one, or the monotonic clock).
+    public var clock: () -> Double = monotonicSeconds
 
     /// A logical screen of `width` x `height`; the scan-out is turned by `rotation`.
     public init(width: Int, height: Int, rotation: Rotation = .deg0,
@@ -35,6 +39,7 @@ public final class HeadlessPresenter: Presenter {
         try copyOut.copy(from: shadow, region: damage)
         framesPresented += 1
         needsFullRedraw = false
+        lastShownAt = clock()
     }
 
     public var pollDescriptor: FileDescriptor? { nil }

@@ -3,8 +3,9 @@ import Platform
 import ScreenGeometry
 
 /// The DRM presenter's timing without a screen: frames are copied out into memory (a
-/// HeadlessPresenter) and each one "flips" a refresh period later, signalled on a timerfd
-/// the run loop polls as it polls the DRM fd for page-flip events. `boardwalk --offscreen`
+/// HeadlessPresenter) and each one "flips" at the next vblank of a steady refresh (a grid
+/// of periods from the presenter's start), signalled on a timerfd the run loop polls as it
+/// polls the DRM fd for page-flip events. `boardwalk --offscreen`
 /// runs the live kiosk on it, where there is no display: same loop, same wake-ups.
 public final class PacedPresenter: Presenter {
     public let memory: HeadlessPresenter
@@ -14,6 +15,10 @@ public final class PacedPresenter: Presenter {
     private var pendingDamage = DamageRegion()
     private var isShutDown = false
     public private(set) var flips = 0
+    public private(set) var lastShownAt: Double?
+    /// The first vblank of the grid, and the one the pending flip waits for.
+    private let firstVblank = monotonicSeconds()
+    private var pendingVblank = 0.0
 
     public init(width: Int, height: Int, rotation: Rotation = .deg0, refreshRate: Double = 60) throws(DisplayError) {
         guard refreshRate >= 1, refreshRate <= 1000 else {
@@ -42,7 +47,11 @@ public final class PacedPresenter: Presenter {
         guard isReadyForFrame, !pendingDamage.isEmpty || memory.needsFullRedraw else { return }
         try memory.present(shadow, damage: memory.needsFullRedraw ? DamageRegion(bounds) : pendingDamage)
         pendingDamage.removeAll()
-        do { try vblank.arm(after: 1 / refreshRate) } catch { throw .system(error) }
+        // The next vblank after now, as a panel's would be: a frame drawn just after one
+        // waits almost a period, one drawn just before it hardly at all.
+        let period = 1 / refreshRate, now = monotonicSeconds()
+        pendingVblank = firstVblank + period * ((now - firstVblank) / period).rounded(.down) + period
+        do { try vblank.arm(after: max(pendingVblank - now, 1e-6)) } catch { throw .system(error) }
         flipPending = true
     }
 
@@ -52,6 +61,7 @@ public final class PacedPresenter: Presenter {
         do { _ = try vblank.read() } catch { throw .system(error) }
         flipPending = false
         flips += 1
+        lastShownAt = pendingVblank
     }
 
     public func handleVTSignal(_ signal: Int32) {}

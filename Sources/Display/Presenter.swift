@@ -34,6 +34,10 @@ public protocol Presenter: AnyObject {
     /// Drains what made `pollDescriptor` readable; never blocks.
     func handleReadable() throws(DisplayError)
 
+    /// When the latest presented frame reached the screen (monotonic seconds: a page flip's
+    /// vblank, a paced flip's timer, a headless present's own time); nil before the first.
+    var lastShownAt: Double? { get }
+
     /// False while a page flip is pending or the VT is switched away.
     var isReadyForFrame: Bool { get }
     /// True after a modeset, a mode size change or getting the VT back.

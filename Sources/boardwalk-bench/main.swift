@@ -9,7 +9,7 @@ import Glibc
 let usage = """
 usage: boardwalk-bench [--json] [--frames N] [--only SECTION[,SECTION]] [--size WxH]...
                        [--scene NAME[,NAME]] [--busy SECONDS] [--budget SECONDS] [--data-dir DIR]
-  sections: startup, graphics, scenes, copyout, audio, peer (all by default)
+  sections: startup, graphics, scenes, copyout, audio, latency, peer (all by default)
   --frames N   N measured frames per case, fixed work, no wall-clock-driven sections
                (the audio latency run is left out): for instruction counts under
                valgrind --tool=callgrind (see scripts/bench-callgrind.sh)
@@ -70,7 +70,7 @@ while let a = args.popFirst() {
         fail("unknown argument \(a)")
     }
 }
-let known = ["startup", "graphics", "scenes", "copyout", "audio", "peer"]
+let known = ["startup", "graphics", "scenes", "copyout", "audio", "latency", "peer"]
 if let unknown = only?.first(where: { !known.contains($0) }) { fail("unknown section \(unknown)") }
 if sizes.isEmpty { sizes = [(800, 480), (1280, 800), (1920, 1080)] }
 if benchDataDirectory == nil { benchDataDirectory = sourceTreeData() }
@@ -87,6 +87,7 @@ let sections: [(String, () -> [ReportRow])] = [
     ("scenes", { sceneBench(sceneOptions, stateDirectory: stateDirectory) }),
     ("copyout", { copyOutBench(iterations: deterministic ? 2 : 30) }),
     ("audio", { audioBench(deterministic: deterministic) }),
+    ("latency", { latencyBench(stateDirectory: stateDirectory + "/latency", taps: deterministic ? 10 : 60) }),
     // SDL2's software renderer on the same composition (bench/peers, built by `make bench`).
     ("peer", { peerBench(sizes: sizes, frames: deterministic ? frames : 60, directory: stateDirectory) }),
 ]

@@ -103,3 +103,50 @@ final class KioskPartsTests: XCTestCase {
         XCTAssertEqual(scene.swipes, [.left], "a scene change forgets the fingers")
     }
 }
+
+/// Input to photon: from an input's time to the vblank of the frame that shows its result.
+final class InputToPhotonTests: XCTestCase {
+    func testAnInputIsTimedToTheFrameThatShowsIt() {
+        let figures = RunFigures()
+        figures.inputChangedScreen(at: 10.000)
+        figures.inputChangedScreen(at: 10.004)
+        figures.frameDrawn(presented: true)
+        figures.frameShown(at: 10.020)
+        XCTAssertEqual(figures.inputToPhoton.count, 1, "one frame answers both inputs: the earlier one is timed")
+        XCTAssertEqual(figures.inputToPhoton.max, 0.020, accuracy: 1e-9)
+        figures.inputChangedScreen(at: 11)
+        figures.frameDrawn(presented: false)
+        figures.frameShown(at: 11.5)
+        XCTAssertEqual(figures.inputToPhoton.count, 1, "a frame with nothing new answers nothing")
+        figures.inputChangedScreen(at: 50)
+        figures.frameDrawn(presented: true)
+        figures.frameShown(at: 20)
+        XCTAssertEqual(figures.inputToPhoton.count, 1, "another clock's time is not a latency")
+    }
+
+    func testHistogramQuantilesAreBucketBounds() {
+        var h = Histogram(bounds: RunFigures.photonBuckets)
+        XCTAssertNil(h.quantileBound(0.5))
+        for _ in 0..<98 { h.record(0.010) }
+        h.record(0.030)
+        h.record(2.5)
+        XCTAssertEqual(h.quantileBound(0.5), 0.0125)
+        XCTAssertEqual(h.quantileBound(0.99), 0.033)
+        XCTAssertEqual(h.quantileBound(1), 2.5, "past the last bound: the largest sample")
+        XCTAssertEqual(h.cumulative.last?.count, 100)
+    }
+
+    func testATappedTileIsTimedInTheHeadlessKioskAndInItsMetrics() throws {
+        let (runner, _) = try makeRunner(self)
+        runner.advance(1)
+        XCTAssertEqual(runner.kiosk.reporting.figures.inputToPhoton.count, 0, "no input, no figure")
+        runner.tap([(110, 240)])
+        let h = runner.kiosk.reporting.figures.inputToPhoton
+        XCTAssertGreaterThanOrEqual(h.count, 1, "the press and the game it opened were shown")
+        XCTAssertLessThanOrEqual(h.max, runner.frameInterval + 1e-9,
+                                 "headless frames come a frame interval apart: the next one shows the input")
+        let text = runner.kiosk.reporting.snapshot(of: runner.kiosk, cpuSeconds: 0).text
+        XCTAssertTrue(text.contains("boardwalk_input_to_photon_seconds_count \(h.count)"), text)
+        XCTAssertTrue(text.contains("# TYPE boardwalk_input_to_photon_seconds histogram"))
+    }
+}

@@ -161,7 +161,7 @@ final class MetricsTests: XCTestCase {
         XCTAssertEqual(m.types["boardwalk_frame_seconds"], "histogram")
         // The histogram: cumulative, ending at +Inf with every frame drawn.
         let frames = try XCTUnwrap(m["boardwalk_frame_seconds_count"])
-        XCTAssertEqual(Int(frames), k.reporting.figures.frames)
+        XCTAssertEqual(Int(frames), k.reporting.figures.frames.count)
         XCTAssertGreaterThan(frames, 0)
         XCTAssertEqual(m["boardwalk_frame_seconds_bucket", ["le": "+Inf"]], frames)
         var previous = 0.0

@@ -147,6 +147,19 @@ final class DRMPresenterTests: XCTestCase {
 
     /// Frame N copies its own damage plus frame N-1's (the back buffer is one frame old),
     /// and nothing else.
+    func testAFlipsVblankTimeIsWhenTheFrameWasShown() throws {
+        let card = SimulatedCard(connectors: [hdmi(modes: [DisplayMode(width: 64, height: 48, isPreferred: true)])])
+        let p = try DRMPresenter(config: config, system: SimulatedSystem([card]))
+        XCTAssertNil(p.lastShownAt, "the modeset's picture has no flip time")
+        let shadow = Surface(width: 64, height: 48, format: .xrgb8888)
+        try p.present(shadow, damage: DamageRegion(PixelRect(0, 0, 64, 48)))
+        try p.handleReadable()
+        XCTAssertNil(p.lastShownAt, "not shown before its vblank")
+        card.vblank(at: 1234.5)
+        try p.handleReadable()
+        XCTAssertEqual(p.lastShownAt, 1234.5)
+    }
+
     func testTwoBufferDamageCopy() throws {
         let card = SimulatedCard(connectors: [hdmi(modes: [DisplayMode(width: 64, height: 48, isPreferred: true)])])
         let p = try DRMPresenter(config: config, system: SimulatedSystem([card]))

@@ -42,6 +42,29 @@ final class PacedPresenterTests: XCTestCase {
         XCTAssertFalse(p.isReadyForFrame)
     }
 
+    func testFlipsLandOnAVblankGrid() throws {
+        let p = try PacedPresenter(width: 16, height: 16, refreshRate: 100)
+        let fd = try XCTUnwrap(p.pollDescriptor)
+        let shadow = Surface(width: 16, height: 16, format: .xrgb8888)
+        var shown: [Double] = []
+        for frame in 0..<4 {
+            shadow.clear(PixelRect(0, 0, 16, 16), to: Color(r: UInt8(frame * 40), g: 0, b: 0))
+            let presented = monotonicSeconds()
+            try p.present(shadow, damage: DamageRegion(PixelRect(0, 0, 16, 16)))
+            XCTAssertTrue(pollReadable(fd, timeoutMilliseconds: 1000))
+            try p.handleReadable()
+            let at = try XCTUnwrap(p.lastShownAt)
+            XCTAssertGreaterThan(at, presented, "a flip lands after its present")
+            XCTAssertLessThanOrEqual(at - presented, 0.01 + 1e-6, "at the next vblank, at most a period later")
+            shown.append(at)
+            usleep(UInt32(3000 * frame))
+        }
+        for (a, b) in zip(shown, shown.dropFirst()) {
+            let periods = (b - a) / 0.01
+            XCTAssertEqual(periods, periods.rounded(), accuracy: 1e-6, "vblanks a whole number of periods apart")
+        }
+    }
+
     func testRotatedAndBadRates() throws {
         let p = try PacedPresenter(width: 48, height: 64, rotation: .deg90)
         XCTAssertEqual(p.memory.scanout.width, 64)

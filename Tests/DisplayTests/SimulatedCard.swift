@@ -141,13 +141,17 @@ final class SimulatedCard: DRMDevice {
     }
     func markDirty(framebuffer: UInt32) {}
 
-    /// The vblank: the queued flip completes.
-    func vblank() {
-        if let f = queuedFlip { scannedOut = f }
+    /// The vblank: the queued flip completes, at `time` (monotonic seconds).
+    func vblank(at time: Double = monotonicSeconds()) {
+        if let f = queuedFlip {
+            scannedOut = f
+            lastFlipTime = time
+        }
         pendingEvents += queuedFlip == nil ? 0 : 1
         queuedFlip = nil
     }
     private var pendingEvents = 0
+    private(set) var lastFlipTime: Double?
     func readEvents() throws(SystemError) -> Int {
         defer { pendingEvents = 0 }
         return pendingEvents

@@ -6,18 +6,19 @@ import UI
 /// (`HeadlessRunner`): a presenter that lost its picture (VT switch, new buffers) gets the
 /// whole screen, otherwise only what changed. Time-driven work (idle timers, state flushes)
 /// is the loop's, through `Kiosk.tick`: a frame only draws.
-final class FrameDriver {
+public final class FrameDriver {
     let kiosk: Kiosk
     let presenter: Presenter
     private(set) var framesPresented = 0
     private var lastHeapTrim: Double
+    private var lastShown: Double?
 
     /// Seconds between heap trims while frames are drawn (one costs well under a frame):
     /// a long game leaves holes in the heap (a drawing's scratch blocks between longer-lived
     /// ones), and handing free pages back keeps RSS at what the kiosk uses.
     static let heapTrimInterval = 30.0
 
-    init(kiosk: Kiosk, presenter: Presenter, now: Double) {
+    public init(kiosk: Kiosk, presenter: Presenter, now: Double) {
         self.kiosk = kiosk
         self.presenter = presenter
         lastHeapTrim = now
@@ -26,18 +27,32 @@ final class FrameDriver {
     /// Draws what changed and presents it. `force` presents even an unchanged screen (the
     /// first frame, which tells systemd the kiosk is up). Returns whether a frame went out.
     @discardableResult
-    func drawFrame(now: Double, force: Bool = false) throws(DisplayError) -> Bool {
+    public func drawFrame(now: Double, force: Bool = false) throws(DisplayError) -> Bool {
         let started = monotonicSeconds()
         if presenter.needsFullRedraw { kiosk.screen.invalidateAll() }
         let damage = kiosk.renderFrame(now: now)
-        guard !damage.isEmpty || force else { return false }
+        let figures = kiosk.reporting.figures
+        guard !damage.isEmpty || force else {
+            figures.frameDrawn(presented: false)
+            return false
+        }
         try presenter.present(kiosk.screen.shadow, damage: damage)
         framesPresented += 1
-        kiosk.reporting.figures.recordFrame(seconds: monotonicSeconds() - started)
+        figures.recordFrame(seconds: monotonicSeconds() - started)
+        figures.frameDrawn(presented: true)
+        noteShown()
         if now - lastHeapTrim >= FrameDriver.heapTrimInterval {
             lastHeapTrim = now
             _ = releaseFreeHeap()
         }
         return true
+    }
+
+    /// After a present and after the presenter's flip events: a frame newly on screen
+    /// ends the input-to-photon time of the input it answers.
+    public func noteShown() {
+        guard let shown = presenter.lastShownAt, shown != lastShown else { return }
+        lastShown = shown
+        kiosk.reporting.figures.frameShown(at: shown)
     }
 }

@@ -177,6 +177,8 @@ public final class Kiosk {
         }
         guard decision.deliver, !coins.isWaitingAfterPaidGame(mode) else { return }
         screen.handle(event)
+        // Timed from a press or a lift the screen answers with a frame (moves are not).
+        if let time = event.pressOrLiftTime, screen.wantsFrame { reporting.figures.inputChangedScreen(at: time) }
     }
 
     /// Timers: each part's, in turn; then the state store's coalesced writes.
@@ -210,6 +212,12 @@ public final class Kiosk {
         self.now = max(self.now, now)
         return screen.renderFrame(now: now)
     }
+
+    /// From each input's kernel time to the vblank of the frame that showed its result.
+    public var inputToPhoton: Histogram { reporting.figures.inputToPhoton }
+    /// Keeps every input-to-photon time too (the bench's percentiles), from now on.
+    public func keepInputToPhotonSamples() { reporting.figures.photonSamples = [] }
+    public var inputToPhotonSamples: [Double] { reporting.figures.photonSamples ?? [] }
 
     /// Nothing to draw behind a panel switched off.
     public var wantsFrame: Bool { screen.wantsFrame && !panel.poweredOff }
@@ -245,6 +253,16 @@ public final class Kiosk {
         assert(Settings.operatorKeys.contains(key), "\(key) is not an operator setting")
         _ = settings.apply(key: key, value: value)
         _ = store.setSetting(key, value, now: now)
+    }
+}
+
+private extension InputEvent {
+    /// The kernel's time of a finger down or up or a key press; nil for moves and releases.
+    var pressOrLiftTime: Double? {
+        switch self {
+        case .touch(let t): return t.phase == .down || t.phase == .up ? t.time : nil
+        case .key(let k): return k.isPressed ? k.time : nil
+        }
     }
 }
 

@@ -47,12 +47,12 @@ struct MetricsSnapshot {
             m.single("boardwalk_idle_cpu_ratio", .gauge,
                      "Share of one core the kiosk used over its latest whole minute without drawing a frame.", idle)
         }
-        m.family("boardwalk_frame_seconds", .histogram, "Time to draw and present a frame.")
-        for (bound, count) in figures.cumulativeBuckets {
-            m.sample("boardwalk_frame_seconds_bucket", [("le", MetricsText.number(bound))], count)
-        }
-        m.sample("boardwalk_frame_seconds_sum", [], figures.frameSeconds)
-        m.sample("boardwalk_frame_seconds_count", [], figures.frames)
+        m.histogram("boardwalk_frame_seconds", "Time to draw and present a frame.", figures.frames)
+        m.histogram("boardwalk_input_to_photon_seconds",
+                    "From a touch or key's kernel timestamp to the vblank of the frame that shows its result.",
+                    figures.inputToPhoton)
+        m.single("boardwalk_input_to_photon_max_seconds", .gauge,
+                 "The longest input-to-photon time since the kiosk started.", figures.inputToPhoton.max)
         return m.text
     }
 }

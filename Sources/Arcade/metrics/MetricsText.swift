@@ -34,6 +34,16 @@ struct MetricsText {
         sample(name, [], value)
     }
 
+    /// A whole histogram family: its buckets, sum and count.
+    mutating func histogram(_ name: String, _ help: String, _ histogram: Histogram) {
+        family(name, .histogram, help)
+        for (bound, count) in histogram.cumulative {
+            sample(name + "_bucket", [("le", Self.number(bound))], count)
+        }
+        sample(name + "_sum", [], histogram.sum)
+        sample(name + "_count", [], histogram.count)
+    }
+
     static func escapeLabel(_ value: String) -> String {
         var out = ""
         for c in value {

@@ -35,6 +35,8 @@ public final class HeadlessRunner {
         let screen = Screen(width: presenter.width, height: presenter.height)
         kiosk = Kiosk(screen: screen, settings: settings, store: store, sound: sound, catalog: catalog, now: now)
         frames = FrameDriver(kiosk: kiosk, presenter: presenter, now: now)
+        // A headless frame is on "screen" at the run's own time.
+        presenter.clock = { [unowned self] in self.now }
         frame()
     }
 

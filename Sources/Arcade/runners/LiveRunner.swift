@@ -191,6 +191,7 @@ public final class LiveRunner {
 
     private func handlePresenter() {
         do { try presenter.handleReadable() } catch { Log.error("\(error)") }
+        frames.noteShown()
         drawIfNeeded()
     }
 

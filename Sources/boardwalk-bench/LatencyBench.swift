@@ -1,0 +1,79 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Arcade
+import Audio
+import Display
+import Input
+import Platform
+import UI
+
+/// Input to photon on the offscreen presenter, as the live kiosk's loop runs it: taps at
+/// moments unrelated to the 60 Hz vblank grid (a finger does not wait for the panel),
+/// each from its time to the vblank of the frame that shows it, measured by the kiosk's
+/// own figures (`Kiosk.inputToPhoton`, the metrics' histogram). The taps open a game from
+/// the menu and go home again: a pressed tile, a game's first frame, the menu's.
+/// Goal: p99 at most a refresh interval plus 4 ms.
+func latencyBench(stateDirectory: String, taps: Int) -> [ReportRow] {
+    let name = "input-to-photon-800x480-60hz"
+    var settings = Settings()
+    if let benchDataDirectory { settings.kiosk.dataDir = benchDataDirectory }
+    settings.kiosk.stateDir = stateDirectory
+    settings.kiosk.menuToAttractSeconds = 86400
+    let presenter: PacedPresenter
+    do { presenter = try PacedPresenter(width: 800, height: 480, refreshRate: 60) } catch {
+        return [ReportRow(section: "latency", name: name, figures: [], notes: [("error", "\(error)")])]
+    }
+    let store = StateStore(directory: stateDirectory, now: monotonicSeconds())
+    let kiosk = Kiosk(screen: Screen(width: 800, height: 480), settings: settings, store: store,
+                      sound: RecordingSoundBoard(), catalog: .standard, now: monotonicSeconds())
+    let frames = FrameDriver(kiosk: kiosk, presenter: presenter, now: monotonicSeconds())
+    kiosk.keepInputToPhotonSamples()
+    // The same moments every run (a linear congruential step; only the spread matters).
+    var seed: UInt64 = 46
+    func random() -> UInt64 {
+        seed = seed &* 6364136223846793005 &+ 1442695040888963407
+        return seed >> 33
+    }
+    // A finger: down, held a moment, up; the next tap a random while later.
+    var script: [(at: Double, event: (Double) -> InputEvent)] = []
+    var t = monotonicSeconds() + 0.5
+    for n in 0..<taps {
+        let (x, y) = n % 2 == 0 ? (110.0, 240.0) : (44.0, 44.0)
+        script.append((t, { .touch(TouchEvent(phase: .down, id: n + 1, x: x, y: y, time: $0)) }))
+        t += 0.06 + Double(random() % 40) / 1000
+        script.append((t, { .touch(TouchEvent(phase: .up, id: n + 1, x: x, y: y, time: $0)) }))
+        t += 0.25 + Double(random() % 250) / 1000
+    }
+    var next = 0
+    let fd = presenter.pollDescriptor
+    while next < script.count || !presenter.isReadyForFrame || kiosk.wantsFrame {
+        let now = monotonicSeconds()
+        if next < script.count, now >= script[next].at {
+            kiosk.handle(script[next].event(now), now: now)
+            next += 1
+        }
+        kiosk.tick(now: now)
+        if presenter.isReadyForFrame, kiosk.wantsFrame { _ = try? frames.drawFrame(now: now) }
+        // The loop's one wait: the vblank, the next finger or the kiosk's timers.
+        let wake = [next < script.count ? script[next].at : nil, kiosk.nextDeadline].compactMap { $0 }.min()
+        let timeout = wake.map { Int32(max(0, min(1000, ($0 - monotonicSeconds()) * 1000).rounded(.up))) } ?? 100
+        var p = pollfd(fd: fd?.rawValue ?? -1, events: Int16(POLLIN), revents: 0)
+        if poll(&p, 1, timeout) > 0 {
+            try? presenter.handleReadable()
+            frames.noteShown()
+        }
+        if monotonicSeconds() - t > 5 { break }
+    }
+    kiosk.shutdown(now: monotonicSeconds())
+    let samples = kiosk.inputToPhotonSamples.sorted()
+    guard !samples.isEmpty else {
+        return [ReportRow(section: "latency", name: name, figures: [], notes: [("error", "no input was shown")])]
+    }
+    func percentile(_ p: Double) -> Double { samples[min(samples.count - 1, Int(Double(samples.count) * p))] }
+    let goal = 1 / presenter.refreshRate + 0.004
+    return [ReportRow(section: "latency", name: name, figures: [
+        ("inputs", Double(samples.count)), ("p50_ms", percentile(0.5) * 1000), ("p99_ms", percentile(0.99) * 1000),
+        ("max_ms", samples.last! * 1000), ("goal_ms", goal * 1000), ("p99_over_goal", percentile(0.99) / goal),
+    ])]
+}
