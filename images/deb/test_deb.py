@@ -265,7 +265,7 @@ try:
     pin_line = fileof(PIN_FILE)
     os.remove(root + PIN_FILE)
     with open(root + CONF, "a") as f:
-        f.write(f"\n[kiosk]\noperator_pin = {pin_line}\n[audio]\nvolume = 40\n")
+        f.write(f"\n[kiosk]\noperator_pin = {pin_line.strip()}\n[audio]\nvolume = 40\n")
     check(not os.path.exists(root + PIN_FILE) and CONF_PIN_LINE.search(fileof(CONF)),
           "as an older version left it: the PIN's hash in boardwalk.conf, no operator-pin")
     out = run(f"apt-get install -y --no-install-recommends -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold {new}")
