@@ -470,7 +470,7 @@ bw_set_pin() {
 
 # bw_set_pin_conf ROOT [PIN]: the PIN's older place, [kiosk] operator_pin in ROOT's
 # boardwalk.conf, made readable to the kiosk's group only; the kiosk uses it while the state
-# partition has no operator-pin (installs from before that file, the Debian package).
+# partition has no operator-pin (installs from before that file; the virtual board's image).
 bw_set_pin_conf() {
     local root=$1 pin=${2:-} conf gid
     conf=$root/etc/boardwalk/boardwalk.conf

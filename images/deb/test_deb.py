@@ -3,12 +3,14 @@
 
 In a fresh Debian 13 root of the package's architecture (arm64 under qemu-user), through
 apt and dpkg only: `apt-get install ./NEW.deb` pulls the dependencies from the archive
-and is purged again; then OLD is installed and checked (user, PIN hash, enabled unit,
-masks, conffiles, files, the binary runs), upgraded to NEW (the PIN, the operator's edits
-and the kiosk's coins and scores kept), removed (tty1's getty back, config and state
-kept) and purged (both gone), and the root is then as it was before that install: file
-list, modes, owners and contents (what piuparts checks). Prints what it checked and `N passed, 0 failed`
-(images/results.py)."""
+and is purged again; then OLD is installed and checked (user, the PIN's hash in the state
+directory, enabled unit, masks, conffiles, files, the binary runs), upgraded to NEW (the
+PIN, the operator's edits and the kiosk's coins and scores kept), given a new PIN by
+dpkg-reconfigure, removed (tty1's getty back, config and state kept) and purged (both
+gone), and the root is then as it was before that install: file list, modes, owners and
+contents (what piuparts checks). Then OLD again, left as a version that kept the PIN in
+boardwalk.conf did, upgraded (the hash moves to the state directory) and purged. Prints
+what it checked and `N passed, 0 failed` (images/results.py)."""
 import argparse, hashlib, os, re, shutil, subprocess, sys, tempfile
 
 ap = argparse.ArgumentParser()
@@ -85,12 +87,26 @@ def snapshot():
     return out
 
 
-def pin_matches(pin):
-    """Whether /etc/boardwalk/boardwalk.conf holds the hash of PIN (and not the PIN)."""
-    conf = fileof("/etc/boardwalk/boardwalk.conf")
-    m = re.search(r"^operator_pin = pbkdf2-sha256\$(\d+)\$([0-9a-f]+)\$([0-9a-f]+)$", conf, re.M)
-    return (m is not None and pin not in conf and
+PIN_FILE = "/var/lib/boardwalk/operator-pin"
+CONF = "/etc/boardwalk/boardwalk.conf"
+CONF_PIN_LINE = re.compile(r"^\s*operator_pin\s*=", re.M)
+
+
+def hash_matches(line, pin):
+    """Whether LINE is one pbkdf2-sha256$ITERATIONS$SALT$HASH line, the hash of PIN."""
+    m = re.fullmatch(r"pbkdf2-sha256\$(\d+)\$([0-9a-f]+)\$([0-9a-f]+)\n", line)
+    return (m is not None and
             hashlib.pbkdf2_hmac("sha256", pin.encode(), bytes.fromhex(m.group(2)), int(m.group(1))).hex() == m.group(3))
+
+
+def pin_matches(pin):
+    """Whether the state directory's operator-pin holds the hash of PIN (and not the PIN),
+    root's and 0644 as boardwalk-set-pin makes it, and boardwalk.conf holds no PIN: the
+    one place the kiosk takes it from, as on the images."""
+    st = os.lstat(root + PIN_FILE)
+    line = fileof(PIN_FILE)
+    return (hash_matches(line, pin) and pin not in line and st.st_uid == 0 and st.st_mode & 0o7777 == 0o644
+            and not CONF_PIN_LINE.search(fileof(CONF)))
 
 
 def fileof(path):
@@ -123,7 +139,8 @@ try:
     run("echo 'boardwalk boardwalk/operator-pin password 480721' | debconf-set-selections")
     out = run(f"apt-get install -y --no-install-recommends {new}")
     check(re.search(r"^Setting up boardwalk \(" + re.escape(newv), out, re.M) is not None, f"apt installed boardwalk {newv}")
-    check("operator PIN:" not in out and pin_matches("480721"), "the preseeded PIN is the one hashed, none is made")
+    check("operator PIN:" not in out and pin_matches("480721"),
+          f"the preseeded PIN is the one hashed, in {PIN_FILE} (none in boardwalk.conf), none is made")
     check("480721" not in fileof("/var/cache/debconf/passwords.dat"), "debconf's database forgot the preseeded PIN")
     pulled = sorted(p for p in re.findall(r"^Setting up (\S+?)(?::\S+)? ", out, re.M) if p != "boardwalk")
     check(len(pulled) > 0, f"apt pulled {len(pulled)} dependencies from the archive: {' '.join(pulled)}")
@@ -149,7 +166,7 @@ try:
     groups = run("id -nG boardwalk").split()
     check({"video", "input", "audio"} <= set(groups), f"boardwalk is in video, input, audio ({' '.join(groups)})")
 
-    check(pin_matches(pin), "/etc/boardwalk/boardwalk.conf holds the hash of the PIN shown, not its digits")
+    check(pin_matches(pin), f"{PIN_FILE} (root's, 0644) holds the hash of the PIN shown, not its digits; boardwalk.conf no operator_pin")
     check(pin not in fileof("/var/cache/debconf/passwords.dat") + fileof("/var/cache/debconf/config.dat"),
           "debconf's database keeps no PIN")
     st = os.stat(root + "/etc/boardwalk/boardwalk.conf")
@@ -189,19 +206,28 @@ try:
         f.write("# the operator's note\n")
     conf = fileof("/etc/boardwalk/boardwalk.conf")
     board = fileof("/etc/boardwalk/board.conf")
+    pin_line = fileof(PIN_FILE)
 
     # --- upgrade ---
     out = run(f"apt-get install -y --no-install-recommends -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold {new}")
     check(run("dpkg-query -W -f='${Version}' boardwalk") == newv, f"upgraded to {newv}")
     check(run("boardwalk --version", user="boardwalk").strip() == newv, f"the kiosk's version: {oldv} before, {newv} now")
     check("operator PIN:" not in out, "the upgrade shows no new PIN")
-    check(fileof("/etc/boardwalk/boardwalk.conf") == conf, "the upgrade keeps boardwalk.conf (PIN hash, the operator's volume)")
+    check(fileof("/etc/boardwalk/boardwalk.conf") == conf, "the upgrade keeps boardwalk.conf (the operator's volume)")
+    check(fileof(PIN_FILE) == pin_line and pin_matches(pin), f"the upgrade keeps the PIN's hash in {PIN_FILE}")
     check(fileof("/etc/boardwalk/board.conf") == board, "the upgrade keeps board.conf")
     check("# the operator's note" in fileof("/etc/systemd/logind.conf.d/boardwalk-lockdown.conf"), "the upgrade keeps an edited conffile")
     books = run("boardwalk bookkeeping --state-dir /var/lib/boardwalk", user="boardwalk")
     check(re.search(r"^coins: 7$", books, re.M) and re.search(r"^credits_left: 3$", books, re.M)
           and fileof("/var/lib/boardwalk/scores") == "2048.best.5x5=1234\n", "the upgrade keeps coins, credits and scores")
     check(run("systemctl is-enabled boardwalk.service", check_rc=False).strip() == "enabled", "still enabled after the upgrade")
+
+    # --- dpkg-reconfigure: a new PIN (preseeded, as the noninteractive frontend asks nothing) ---
+    run("echo 'boardwalk boardwalk/operator-pin password 271828' | debconf-set-selections")
+    out = run("dpkg-reconfigure -fnoninteractive boardwalk 2>&1")
+    check("operator PIN:" not in out and pin_matches("271828") and not pin_matches(pin),
+          f"dpkg-reconfigure boardwalk sets the new PIN in {PIN_FILE}")
+    check("271828" not in fileof("/var/cache/debconf/passwords.dat"), "debconf's database forgot the new PIN")
 
     # --- remove: the console back; config and state kept ---
     run("apt-get remove -y boardwalk")
@@ -210,8 +236,8 @@ try:
     for unit in ("getty@tty1.service", "autovt@tty1.service", "ctrl-alt-del.target", "kbrequest.target"):
         check(not os.path.lexists(root + "/etc/systemd/system/" + unit), f"{unit} is unmasked")
     check(run("systemctl is-enabled getty@tty1.service", check_rc=False).strip() == "enabled", "tty1's getty is enabled again")
-    check(os.path.exists(root + "/etc/boardwalk/boardwalk.conf") and os.path.exists(root + "/var/lib/boardwalk/counters"),
-          "remove keeps config and state")
+    check(os.path.exists(root + "/etc/boardwalk/boardwalk.conf") and os.path.exists(root + "/var/lib/boardwalk/counters")
+          and pin_matches("271828"), "remove keeps config and state (the PIN too)")
 
     # --- purge ---
     run("apt-get purge -y boardwalk")
@@ -229,6 +255,31 @@ try:
         if paths:
             log(f"{name}: " + " ".join(paths[:40]))
     check(not added and not gone and not changed, "after the purge the root is as before the install (file list, modes, owners, contents)")
+
+    # --- an upgrade from a version that kept the PIN's hash in boardwalk.conf (its postinst
+    # ran `set-pin boardwalk.conf`; no operator-pin in the state): OLD installed, then made
+    # as that version left it, then upgraded. The hash moves to the state once, the conf's
+    # line goes, the kiosk's PIN stays the same; then purged, and nothing is left.
+    out = run(f"apt-get install -y --no-install-recommends {old}")
+    pin = re.findall(r"boardwalk: operator PIN: (\d+)", out)[0]
+    pin_line = fileof(PIN_FILE)
+    os.remove(root + PIN_FILE)
+    with open(root + CONF, "a") as f:
+        f.write(f"\n[kiosk]\noperator_pin = {pin_line.strip()}\n[audio]\nvolume = 40\n")
+    check(not os.path.exists(root + PIN_FILE) and CONF_PIN_LINE.search(fileof(CONF)),
+          "as an older version left it: the PIN's hash in boardwalk.conf, no operator-pin")
+    out = run(f"apt-get install -y --no-install-recommends -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold {new}")
+    check(run("dpkg-query -W -f='${Version}' boardwalk") == newv, f"upgraded to {newv}")
+    check("operator PIN:" not in out and fileof(PIN_FILE) == pin_line and pin_matches(pin),
+          f"the upgrade moved boardwalk.conf's hash to {PIN_FILE} (the same PIN, none made) and took the line out")
+    check(re.search(r"^volume = 40$", fileof(CONF), re.M) is not None, "the operator's other settings stay in boardwalk.conf")
+    run("apt-get purge -y boardwalk")
+    after = snapshot()
+    changed = sorted(p for p in set(before) ^ set(after)) + sorted(
+        p for p in set(before) & set(after) if before[p] != after[p] and p not in USER_FILES)
+    if changed:
+        log("left behind, missing or changed: " + " ".join(changed[:40]))
+    check(not changed and not os.path.lexists(root + "/var/lib/boardwalk"), "after that purge too the root is as before the install")
 
     if args.repo:
         # --- a cabinet on the operator's signed apt repository: OLD installed, then

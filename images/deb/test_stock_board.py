@@ -6,9 +6,11 @@ from outside only, as a person would: after boot the kiosk's menu is on the scre
 console), and a tap on a game's tile through the virtual touchscreen opens the game.
 
 With --repo (a board made by `deb.sh stock-board OLD.deb WORKDIR REPO`): the repository is
-served over HTTP from this machine, and an operator logs in on the serial console and runs
-`apt-get update && apt-get upgrade`. The running kiosk's version (its journal's `system:`
-line) goes from OLD to NEW in a new process, back on the screen, coins and score kept.
+served over HTTP from this machine, and an operator logs in on the serial console: the
+PIN's hash is in the state directory's operator-pin only, and the kiosk's journal has no
+word of a missing or unusable PIN; then `apt-get update && apt-get upgrade` takes the
+running kiosk's version (its journal's `system:` line) from OLD to NEW in a new process,
+back on the screen, coins and score kept.
 
     images/deb/test_stock_board.py WORKDIR [--arch arm64] [--repo DIR --old V --new V]
 Prints its checks and `N passed, 0 failed` (images/results.py)."""
@@ -114,6 +116,15 @@ def upgrade(menu):
     version, pid = kiosk_version(con)
     check(version == args.old and pid not in (None, "0"),
           f"the running kiosk (pid {pid}) says version {version} in its journal (the installed {args.old})")
+    # The PIN's hash (preseeded at install) is in the state directory only, and the kiosk took
+    # it from there: its journal says neither "no PIN is set" nor that operator-pin was unusable.
+    _, out = con.run("echo \"pin_file=$(grep -c '^pbkdf2-sha256[$]' /var/lib/boardwalk/operator-pin)"
+                     " conf_pin=$(grep -c '^[[:space:]]*operator_pin' /etc/boardwalk/boardwalk.conf)"
+                     " warnings=$(journalctl -b -u boardwalk.service -o cat --no-pager | grep -a -c -e 'no PIN' -e 'operator-pin')\"", 60)
+    m = re.search(r"pin_file=(\d+) conf_pin=(\d+) warnings=(\d+)", out)
+    check(m is not None and m.groups() == ("1", "0", "0"),
+          "the PIN's hash is in /var/lib/boardwalk/operator-pin, none in boardwalk.conf, and the kiosk took it "
+          f"(hash lines, conf lines, journal warnings: {m.groups() if m else out[-200:]})")
     t = time.monotonic()
     rc, out = con.run("apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get upgrade -y -q", 900)
     log(f"apt-get update && apt-get upgrade: {time.monotonic() - t:.0f} s; served {len(fetched)} requests: "
