@@ -48,12 +48,16 @@ for cmdline in /boot/firmware/cmdline.txt /boot/cmdline.txt; do
 done
 systemd-sysusers /usr/lib/sysusers.d/boardwalk.conf
 systemd-tmpfiles --create /usr/lib/tmpfiles.d/boardwalk.conf
-# The operator PIN: PIN=NNNNNN sets it; a first install without one (neither on the state
-# partition nor, from an older install, in boardwalk.conf) gets a random PIN, printed once.
-# Either way only its salted hash is stored: /var/lib/boardwalk/operator-pin.
-if [ -n "${PIN:-}" ] || { [ ! -f /var/lib/boardwalk/operator-pin ] &&
-        ! grep -q '^[[:space:]]*operator_pin[[:space:]]*=' /etc/boardwalk/boardwalk.conf; }; then
-    bw_set_pin /var/lib/boardwalk "${PIN:-}"
+# The operator PIN: PIN=NNNNNN sets it; an older install's hash in boardwalk.conf moves to
+# the state partition (one place holds it); a first install without one gets a random PIN,
+# printed once. Either way only its salted hash is stored: /var/lib/boardwalk/operator-pin.
+if [ -n "${PIN:-}" ]; then
+    bw_set_pin /var/lib/boardwalk "$PIN"
+fi
+python3 "$BW_REPO/scripts/boardwalk-set-pin" --move-from /etc/boardwalk/boardwalk.conf /var/lib/boardwalk
+if [ ! -f /var/lib/boardwalk/operator-pin ] &&
+        ! grep -q '^[[:space:]]*operator_pin[[:space:]]*=' /etc/boardwalk/boardwalk.conf; then
+    bw_set_pin /var/lib/boardwalk
 fi
 udevadm control --reload-rules 2>/dev/null || true
 systemctl daemon-reload
