@@ -116,7 +116,7 @@ def classic_board(args, testdata, host_binary, results, only):
             built = images.build(os.path.abspath(args.binary), os.path.join(args.workdir, "image"), testdata,
                                  log=log, arch=arch)
         except Exception as e:
-            print(f"FAIL build: {e} (see {log.name})")
+            results.record(False, "build", f"{e} (see {log.name})")
             return False
     image = BoardImage(*built, arch)
     print(f"{arch} image built in {time.monotonic() - t0:.0f} s; booting the virtual board", flush=True)
@@ -168,8 +168,7 @@ def main():
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     if only is None or not only <= {"update", "rollback"}:
         if not classic_board(args, testdata, host_binary, results, only):
-            print("0 passed, 1 failed")
-            return 1
+            ab_steps = []  # no image: the failed build is the run's one line
     if ab_steps and arch == "amd64":
         updates.run(os.path.abspath(args.binary), args.workdir, results, testdata, ab_steps)
     elif ab_steps and only:
