@@ -53,7 +53,7 @@ def passer_by(k):
     # Chords that reach nothing in the kiosk (F12 and the arrows are its own keys: below).
     chords = [("ctrl", "c"), ("ctrl", "backslash"), ("ctrl", "z"), ("ctrl", "d"), ("ctrl", "s")]
     chords += [("ctrl", "alt", "delete")] * 8          # one press, then a burst of 7 in 2 s
-    chords += [("alt", "sysrq", k) for k in ("k", "e", "i", "s", "u", "b", "r", "c")]
+    chords += [("alt", "sysrq", key) for key in ("k", "e", "i", "s", "u", "b", "r", "c")]
     chords += [("alt", f"f{n}") for n in range(1, 12)]
     chords += [("ctrl", "alt", f"f{n}") for n in range(1, 12)]
     chords += [("ctrl", "alt", "backspace")]

@@ -31,25 +31,25 @@ def metrics(k):
     while time.monotonic() < deadline:
         try:
             series = scrape()
-            if any(k[0] == "boardwalk_build_info" for k in series):
+            if any(key[0] == "boardwalk_build_info" for key in series):
                 break
         except OSError as e:
             last_error = e
         time.sleep(3.0)
     require(series is not None, f"no answer from the exporter on 127.0.0.1:{k.vb.exporter_host_port} ({last_error})")
-    require(any(k[0] == "boardwalk_build_info" for k in series),
+    require(any(key[0] == "boardwalk_build_info" for key in series),
             f"the exporter answers but has no boardwalk_* series (textfile errors: {series.get(('node_textfile_scrape_error', ()))})")
     require(series.get(("node_textfile_scrape_error", ())) == 0, "the textfile collector reports an error")
     rc, out = k.sh(". /etc/os-release; echo \"${IMAGE_VERSION:-unknown}\"; "
                    "tr ' ' '\\n' < /proc/cmdline | sed -n 's/^rauc\\.slot=//p' | tail -1")
     lines = out.split("\n")
     version, slot = lines[0].strip() or "unknown", (lines[1].strip() if len(lines) > 1 else "") or "unknown"
-    info = [dict(k[1]) for k in series if k[0] == "boardwalk_build_info"]
+    info = [dict(key[1]) for key in series if key[0] == "boardwalk_build_info"]
     require(info[0].get("version") == version and info[0].get("slot") == slot,
             f"build info {info[0]}, but the guest says version {version}, slot {slot}")
 
     def total(name):
-        return sum(v for k, v in series.items() if k[0] == name)
+        return sum(v for key, v in series.items() if key[0] == name)
     plays0, coins0 = total("boardwalk_plays_total"), total("boardwalk_coins_total")
     # A coin, then a game opened with a tap on the menu's second tile, and back.
     k.vb.coin()
@@ -65,11 +65,11 @@ def metrics(k):
             break
     plays, coins = total("boardwalk_plays_total"), total("boardwalk_coins_total")
     require(plays > plays0 and coins > coins0, f"plays {plays0:g} -> {plays:g}, coins {coins0:g} -> {coins:g} within 3 minutes")
-    played = sorted(dict(k[1])["game"] for k, v in series.items() if k[0] == "boardwalk_plays_total" and v > 0)
+    played = sorted(dict(key[1])["game"] for key, v in series.items() if key[0] == "boardwalk_plays_total" and v > 0)
     for name in ("boardwalk_starts_total", "boardwalk_crashes_total", "boardwalk_watchdog_restarts_total",
                  "boardwalk_uptime_seconds_total", "boardwalk_cpu_seconds_total", "boardwalk_frame_seconds_count",
                  "boardwalk_play_seconds_total", "boardwalk_process_uptime_seconds"):
-        require(any(k[0] == name for k in series), f"no {name} in the scrape")
+        require(any(key[0] == name for key in series), f"no {name} in the scrape")
     # Who listens on TCP in the guest: the exporter's port and nothing else.
     rc, out = k.sh("cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk '$4==\"0A\"{split($2,a,\":\"); print a[length(a)]}' | sort -u")
     ports = sorted({int(p, 16) for p in out.split()})
@@ -78,7 +78,7 @@ def metrics(k):
     require(u.get("PrivateNetwork") == "yes", f"the kiosk's PrivateNetwork is {u.get('PrivateNetwork')}")
     return (f"scraped 127.0.0.1:{k.vb.exporter_host_port} -> guest :{k.vb.exporter_port}: version {version}, slot {slot}; "
             f"plays {plays0:g} -> {plays:g} ({', '.join(played)}), coins {coins0:g} -> {coins:g}; "
-            f"{sum(1 for k in series if k[0].startswith('boardwalk_'))} boardwalk_* series; listening: {ports}")
+            f"{sum(1 for key in series if key[0].startswith('boardwalk_'))} boardwalk_* series; listening: {ports}")
 
 
 @step("idle menu: CPU per thread, once started")
