@@ -20,7 +20,7 @@ x86): the kiosk's drawing is integer and fixed-point work in
 pixman and FreeType whose results do not depend on the SIMD path or these versions. A
 difference is therefore news (a new float path, a library change); the figures printed for
 each shot (share of pixels, largest channel difference) say how big it is.
-Python 3 and numpy. The last line is 'N passed, N failed'.
+Python 3 and numpy; the PASS/FAIL lines are images/boardtest's. The last line is 'N passed, N failed'.
 """
 import argparse
 import os
@@ -33,6 +33,8 @@ import zlib
 import numpy as np
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(REPO, "images"))
+from boardtest.results import Results  # noqa: E402
 
 
 def read_png(path):
@@ -125,33 +127,27 @@ def main():
 
     sysroot = args.sysroot or sysroot_path()
     env = dict(os.environ, QEMU_LD_PREFIX=sysroot)
-    passed = failed = 0
+    results = Results()
     for script, size in TOUR + (PLAYS if args.all else []):
         name = script.rsplit(".", 1)[0]
         x86_dir, arm_dir = (os.path.join(args.workdir, name, cpu) for cpu in ("x86", "arm64"))
         x86 = play(os.path.abspath(args.x86), script, size, x86_dir)
         arm = play(os.path.abspath(args.arm64), script, size, arm_dir, env)
         if x86 != arm or not x86:
-            print(f"FAIL {name}: the runs wrote different shots: x86 {x86}, arm64 {arm}")
-            failed += 1
+            results.record(False, name, f"the runs wrote different shots: x86 {x86}, arm64 {arm}")
         for shot in sorted(set(x86) & set(arm)):
             a = read_png(os.path.join(x86_dir, shot)).astype(np.int16)
             b = read_png(os.path.join(arm_dir, shot)).astype(np.int16)
             if a.shape != b.shape:
-                print(f"FAIL {name}/{shot}: x86 {a.shape}, arm64 {b.shape}")
-                failed += 1
+                results.record(False, f"{name}/{shot}", f"x86 {a.shape}, arm64 {b.shape}")
                 continue
             delta = np.abs(a - b).max(axis=2)
             share = float((delta > 0).mean())
             worst = int(delta.max())
-            ok = worst == 0
             what = "equal" if worst == 0 else f"{share:.3%} of the pixels differ, by at most {worst}"
-            print(f"{'PASS' if ok else 'FAIL'} {name}/{shot}: {what}")
-            passed += ok
-            failed += not ok
+            results.record(worst == 0, f"{name}/{shot}", what)
     print(f"shots in {args.workdir}")
-    print(f"{passed} passed, {failed} failed")
-    return 0 if failed == 0 else 1
+    return results.summary()
 
 
 if __name__ == "__main__":

@@ -5,7 +5,8 @@ real virtio-gpu, checked against the headless render of the same scene.
     scripts/display-board-check.py [--binary .build/release/boardwalk] [--kernel-dir DIR]
                                    [--rotations 0,90] [--workdir out/display-board-check]
 
-For each rotation: boots a small busybox initramfs holding the binary and its libraries,
+For each rotation: boots the virtual board on a small busybox initramfs holding the binary
+and its libraries,
 runs `display-test` on /dev/tty1, and checks that
   1. the screendump equals the headless render pixel for pixel (QEMU's PPM against ours),
      and a turned frame was shared with the copy-out helper thread (two vCPUs);
@@ -17,63 +18,23 @@ runs `display-test` on /dev/tty1, and checks that
   4. after SIGTERM the screen shows the text console again.
 DIR holds `vmlinuz` and `mods/lib/modules/VERSION` with virtio_gpu (the virtual board's
 kernel cache, /var/cache/boardwalk/images/kernel-*-amd64-*). Needs qemu-system-x86_64, busybox (busybox-static)
-and cpio. Python 3 standard library only. The last line is 'N passed, N failed'.
+and cpio. The board, its screendumps and the PASS/FAIL lines are the system test's
+(images/boardtest). Python 3 standard library only. The last line is 'N passed, N failed'.
 """
 import argparse
-import glob
 import gzip
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
-import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-def find_kernel_dir():
-    cache = os.environ.get("BOARDWALK_IMAGE_CACHE", "/var/cache/boardwalk/images")
-    for pattern in (os.path.join(cache, "kernel-linux-image-*-amd64-*"),):
-        for d in sorted(glob.glob(pattern)):
-            if os.path.exists(os.path.join(d, "vmlinuz")):
-                return os.path.abspath(d)
-    return None
-
-
-def read_ppm(path):
-    with open(path, "rb") as f:
-        data = f.read()
-    m = re.match(rb"P6\s+(\d+)\s+(\d+)\s+(\d+)\s", data)
-    if not m:
-        raise ValueError(f"{path}: not a binary PPM")
-    w, h = int(m.group(1)), int(m.group(2))
-    return w, h, data[m.end():m.end() + w * h * 3]
-
-
-def differing_pixels(a, b):
-    (wa, ha, pa), (wb, hb, pb) = a, b
-    if (wa, ha) != (wb, hb):
-        return wa * ha, None
-    first, count = None, 0
-    for i in range(0, len(pa), 3):
-        if pa[i:i + 3] != pb[i:i + 3]:
-            count += 1
-            if first is None:
-                first = ((i // 3) % wa, (i // 3) // wa)
-    return count, first
-
-
-def looks_like_console(img):
-    """Black with grey/white glyphs and nearly nothing else."""
-    _, _, px = img
-    n = other = 0
-    for i in range(0, len(px) - 2, 21):
-        r, g, b = px[i], px[i + 1], px[i + 2]
-        n += 1
-        if not ((r < 8 and g < 8 and b < 8) or (abs(r - g) < 8 and abs(g - b) < 8 and r > 64)):
-            other += 1
-    return other / max(n, 1) < 0.03
+sys.path.insert(0, os.path.join(REPO, "images"))
+from boardtest.board import VirtualBoard  # noqa: E402
+from boardtest.images import find_kernel_dir  # noqa: E402
+from boardtest.results import Results  # noqa: E402
+from boardtest.screendump import Image, looks_like_console  # noqa: E402
 
 
 def build_initramfs(binary, kernel_dir, out):
@@ -138,75 +99,23 @@ say stopped running=$(pidof boardwalk); sleep 600
 """
 
 
-class Board:
-    def __init__(self, workdir, kernel, initrd, rotation):
-        self.workdir = workdir
-        self.mon = os.path.join(workdir, "monitor.sock")
-        self.serial_path = os.path.join(workdir, "serial.log")
-        for p in (self.mon, self.serial_path):
-            if os.path.exists(p):
-                os.unlink(p)
-        self.proc = subprocess.Popen(
-            ["qemu-system-x86_64", "-accel", "tcg", "-m", "1024", "-smp", "2", "-nodefaults",
-             "-no-user-config", "-no-reboot", "-vga", "none", "-device", "virtio-gpu-pci",
-             "-monitor", f"unix:{self.mon},server,nowait", "-serial", f"file:{self.serial_path}",
-             "-display", "none", "-kernel", kernel, "-initrd", initrd,
-             "-append", f"console=ttyS0 console=tty0 rdinit=/init bwrot={rotation}"],
-            stdin=subprocess.DEVNULL, stdout=open(os.path.join(workdir, "qemu.log"), "wb"),
-            stderr=subprocess.STDOUT)
+def boot(workdir, kernel_dir, initrd, rotation):
+    """The virtual board on the busybox initramfs (no state disk, no agent), its guest
+    script told the rotation on the command line."""
+    vb = VirtualBoard(workdir, os.path.join(kernel_dir, "vmlinuz"), initrd,
+                      f"console=ttyS0 console=tty0 rdinit=/init bwrot={rotation}", memory_mb=1024, state_disk=None)
+    vb.start()
+    return vb
 
-    def serial(self):
-        try:
-            with open(self.serial_path, "rb") as f:
-                return f.read().decode(errors="replace")
-        except OSError:
-            return ""
 
-    def wait_mark(self, name, timeout):
-        deadline = time.monotonic() + timeout
-        rx = re.compile(r"MARK " + name + r"([^\n]*)")
-        while time.monotonic() < deadline:
-            m = rx.search(self.serial())
-            if m:
-                return m.group(1).strip()
-            if re.search(r"MARK failed", self.serial()) or self.proc.poll() is not None:
-                return None
-            time.sleep(0.2)
+def wait_mark(vb, name, timeout):
+    """What follows `MARK name` on the serial console, or None (a failed guest script, QEMU
+    gone, or the timeout)."""
+    try:
+        m, _ = vb.wait_serial(r"MARK (?:" + name + r"([^\n]*)|failed)", timeout)
+    except RuntimeError:  # QEMU exited
         return None
-
-    def hmp(self, command):
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        s.settimeout(30)
-        s.connect(self.mon)
-        buf = b""
-        while not buf.endswith(b"(qemu) "):
-            buf += s.recv(4096)
-        s.sendall(command.encode() + b"\n")
-        buf = b""
-        while command != "quit" and not buf.endswith(b"(qemu) "):
-            chunk = s.recv(4096)
-            if not chunk:
-                break
-            buf += chunk
-        s.close()
-
-    def screendump(self, name):
-        path = os.path.join(self.workdir, name + ".ppm")
-        if os.path.exists(path):
-            os.unlink(path)
-        self.hmp(f"screendump {path}")
-        return read_ppm(path)
-
-    def stop(self):
-        if self.proc.poll() is None:
-            try:
-                self.hmp("quit")
-            except OSError:
-                pass
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
+    return m.group(1).strip() if m and m.group(1) is not None else None
 
 
 def main():
@@ -222,11 +131,8 @@ def main():
     os.makedirs(args.workdir, exist_ok=True)
     initrd = os.path.join(args.workdir, "initrd.gz")
     build_initramfs(os.path.abspath(args.binary), kernel_dir, initrd)
-    results = []
-
-    def result(ok, name, detail=""):
-        results.append(ok)
-        print(f"{'PASS' if ok else 'FAIL'} {name}{': ' + detail if detail else ''}", flush=True)
+    results = Results()
+    result = results.record
 
     for rotation in [int(r) for r in args.rotations.split(",")]:
         wd = os.path.join(args.workdir, f"rotation-{rotation}")
@@ -234,43 +140,42 @@ def main():
         reference_path = os.path.join(wd, "headless.ppm")
         subprocess.run([args.binary, "display-test", "--headless", reference_path, "--size", "1280x800",
                         "--rotation", str(rotation)], check=True, stdout=subprocess.DEVNULL)
-        reference = read_ppm(reference_path)
-        board = Board(wd, os.path.join(kernel_dir, "vmlinuz"), initrd, rotation)
+        reference = Image(reference_path)
+        vb = boot(wd, kernel_dir, initrd, rotation)
         try:
-            mark = board.wait_mark("scene", 300)
+            mark = wait_mark(vb, "scene", 300)
             if mark is None:
-                result(False, f"rotation {rotation}: scene shown", "no scene; see " + board.serial_path)
+                result(False, f"rotation {rotation}: scene shown", "no scene; see " + vb.serial_path)
                 continue
             # Two vCPUs: a turned frame is streamed out (the guest's cache is too small to
             # keep it) and shared with the copy-out helper thread, started at the first one.
-            threads = board.wait_mark("threads", 5) or ""
+            threads = wait_mark(vb, "threads", 5) or ""
             if rotation % 180:
                 result("bw-copy-out" in threads.split(), f"rotation {rotation}: the turned frame shared with the copy-out helper",
                        f"threads: {threads}")
-            count, first = differing_pixels(board.screendump("scene"), reference)
+            count, first = vb.screendump("scene").exact_differences(reference)
             result(count == 0, f"rotation {rotation}: screendump equals the headless render",
                    f"{count} pixels differ, first at {first}" if count else "1280x800, 0 pixels differ")
-            mark = board.wait_mark("vt2", 60)
+            mark = wait_mark(vb, "vt2", 60)
             result(mark is not None and "master=n" in mark, f"rotation {rotation}: VT switch away drops master",
                    mark or "no mark")
-            mark = board.wait_mark("vt1", 60)
-            count, _ = differing_pixels(board.screendump("vt1"), reference)
+            mark = wait_mark(vb, "vt1", 60)
+            count, _ = vb.screendump("vt1").exact_differences(reference)
             result(mark is not None and "master=y" in mark and count == 0,
                    f"rotation {rotation}: VT switch back takes master and redraws", f"{mark}, {count} pixels differ")
-            unplugged = board.wait_mark("unplugged", 60) or ""
-            replugged = board.wait_mark("replugged", 60) or ""
-            count, _ = differing_pixels(board.screendump("replugged"), reference)
+            unplugged = wait_mark(vb, "unplugged", 60) or ""
+            replugged = wait_mark(vb, "replugged", 60) or ""
+            count, _ = vb.screendump("replugged").exact_differences(reference)
             result("log=0" not in unplugged + replugged and "log=" in unplugged and "log=" in replugged and count == 0,
                    f"rotation {rotation}: hotplug off/on is seen, re-probed and shown again",
                    f"unplugged {unplugged}, replugged {replugged}, {count} pixels differ")
-            mark = board.wait_mark("stopped", 60)
-            console = looks_like_console(board.screendump("stopped"))
+            mark = wait_mark(vb, "stopped", 60)
+            console = looks_like_console(vb.screendump("stopped").stats())
             result(mark is not None and "running=" in mark and mark.endswith("running=") and console,
                    f"rotation {rotation}: after SIGTERM the text console is back", mark or "no mark")
         finally:
-            board.stop()
-    print(f"{results.count(True)} passed, {results.count(False)} failed")
-    sys.exit(0 if all(results) else 1)
+            vb.stop()
+    sys.exit(results.summary())
 
 
 if __name__ == "__main__":

@@ -11,7 +11,8 @@ paced at 60 Hz into memory. Checks, the way the service would be watched:
     scripts/offscreen-check.py [--binary .build/release/boardwalk] [--seconds 20]
                                [-- boardwalk options, e.g. --set audio.period_frames=1024]
 
-Prints each figure; the last line is 'N passed, N failed'. Python 3 standard library only.
+Prints each figure; the last line is 'N passed, N failed'. CPU per thread and the PASS/FAIL
+lines are the system test's (images/boardtest). Python 3 standard library only.
 """
 import argparse
 import os
@@ -22,6 +23,9 @@ import tempfile
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(REPO, "images"))
+from boardtest import procstat  # noqa: E402
+from boardtest.results import Results  # noqa: E402
 
 
 def wait_for(log_path, text, timeout):
@@ -33,21 +37,6 @@ def wait_for(log_path, text, timeout):
                     return line.strip()
         time.sleep(0.2)
     return None
-
-
-def thread_ticks(pid):
-    """{(tid, name): user + system ticks} of every thread of a process."""
-    ticks = {}
-    for tid in os.listdir(f"/proc/{pid}/task"):
-        try:
-            with open(f"/proc/{pid}/task/{tid}/comm") as f:
-                name = f.read().strip()
-            with open(f"/proc/{pid}/task/{tid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue  # the thread ended meanwhile
-        ticks[(tid, name)] = int(fields[11]) + int(fields[12])
-    return ticks
 
 
 def main():
@@ -64,11 +53,8 @@ def main():
     ap.add_argument("extra", nargs="*", help="more boardwalk options (after --)")
     args = ap.parse_args()
 
-    results = []
-
-    def report(ok, name, detail):
-        results.append(ok)
-        print(f"{'PASS' if ok else 'FAIL'} {name}: {detail}", flush=True)
+    results = Results()
+    report = results.record
 
     state = tempfile.mkdtemp(prefix="boardwalk-offscreen-")
     log_path = os.path.join(state, "kiosk.log")
@@ -86,14 +72,10 @@ def main():
         if first and tunes:
             time.sleep(2.0)
             hz = os.sysconf("SC_CLK_TCK")
-            a, t0 = thread_ticks(proc.pid), time.monotonic()
+            a, t0 = procstat.local_threads(proc.pid)
             time.sleep(args.seconds)
-            b, t1 = thread_ticks(proc.pid), time.monotonic()
-            use = {k: 100.0 * (b[k] - a.get(k, 0)) / hz / (t1 - t0) for k in b}
-            main_pct = sum(p for (tid, _), p in use.items() if tid == str(proc.pid))
-            total = sum(use.values())
-            threads = ", ".join(f"{name}{' (main)' if tid == str(proc.pid) else ''} {p:.2f}%"
-                                for (tid, name), p in sorted(use.items(), key=lambda kv: -kv[1]))
+            b, t1 = procstat.local_threads(proc.pid)
+            _, main_pct, total, threads = procstat.cpu_use(a, b, hz, t1 - t0, proc.pid)
             report(main_pct < args.loop_limit, f"idle run loop under {args.loop_limit:g}% of a core",
                    f"{main_pct:.2f}% over {t1 - t0:.0f} s")
             report(total < args.limit, f"idle process under {args.limit:g}% of a core",
@@ -114,10 +96,8 @@ def main():
     with open(log_path, errors="replace") as f:
         errors = [line.strip() for line in f if line.startswith(("<0>", "<1>", "<2>", "<3>"))]
     report(not errors, "no errors logged", "; ".join(errors[:3]) or "none")
-    passed = sum(results)
     print(f"log in {log_path}")
-    print(f"{passed} passed, {len(results) - passed} failed")
-    return 0 if passed == len(results) else 1
+    return results.summary()
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ dpkg-reconfigure, removed (tty1's getty back, config and state kept) and purged 
 gone), and the root is then as it was before that install: file list, modes, owners and
 contents (what piuparts checks). Then OLD again, left as a version that kept the PIN in
 boardwalk.conf did, upgraded (the hash moves to the state directory) and purged. Prints
-what it checked and `N passed, 0 failed` (images/results.py)."""
+what it checked and `N passed, 0 failed` (images/boardtest/results.py)."""
 import argparse, hashlib, os, re, shutil, subprocess, sys, tempfile
 
 ap = argparse.ArgumentParser()
@@ -24,7 +24,7 @@ ap.add_argument("--keep", action="store_true", help="keep the root (for a look a
 args = ap.parse_args()
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from results import Results  # noqa: E402
+from boardtest.results import Results  # noqa: E402
 
 results = Results(f"deb-test {args.arch}")
 log, check = results.log, results.check

@@ -13,7 +13,7 @@ running kiosk's version (its journal's `system:` line) from OLD to NEW in a new 
 back on the screen, coins and score kept.
 
     images/deb/test_stock_board.py WORKDIR [--arch arm64] [--repo DIR --old V --new V]
-Prints its checks and `N passed, 0 failed` (images/results.py)."""
+Prints its checks and `N passed, 0 failed` (images/boardtest/results.py)."""
 import argparse
 import functools
 import http.server
@@ -24,10 +24,10 @@ import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "virtual-board"))
 sys.path.insert(0, os.path.join(HERE, ".."))
-import vboard  # noqa: E402
-from results import Results  # noqa: E402
+from boardtest.board import VirtualBoard  # noqa: E402
+from boardtest.screendump import looks_like_console  # noqa: E402
+from boardtest.results import Results  # noqa: E402
 
 ap = argparse.ArgumentParser()
 ap.add_argument("workdir")
@@ -52,7 +52,7 @@ def on_screen(name, timeout, like=None):
         time.sleep(5)
         img = vb.screendump(name)
         st = img.stats()
-        if not vboard.looks_like_console(st) and st["colours"] >= 3:
+        if not looks_like_console(st) and st["colours"] >= 3:
             time.sleep(2)
             again = vb.screendump(name)
             if again.differs(img) < img.width * img.height // 50 and (
@@ -153,9 +153,9 @@ def upgrade(menu):
 # The disk is the root (/dev/vda, its fstab's); the command line is Debian's default plus
 # the serial console. No state disk: the package keeps state in /var/lib.
 console = "ttyS0,115200" if args.arch == "amd64" else "ttyAMA0"
-vb = vboard.VirtualBoard(os.path.join(work, "run"), os.path.join(work, "vmlinuz"), os.path.join(work, "initrd"),
-                         f"root=/dev/vda ro console={console}", state_disk=os.path.join(work, "disk.img"),
-                         arch=args.arch, serial_console=bool(args.repo), open_network=bool(args.repo))
+vb = VirtualBoard(os.path.join(work, "run"), os.path.join(work, "vmlinuz"), os.path.join(work, "initrd"),
+                  f"root=/dev/vda ro console={console}", state_disk=os.path.join(work, "disk.img"),
+                  arch=args.arch, serial_console=bool(args.repo), open_network=bool(args.repo))
 server = None
 if args.repo:
     # The venue's repository on this machine: the board's sources.list names

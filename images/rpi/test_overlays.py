@@ -44,7 +44,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from results import Results  # noqa: E402
+from boardtest.results import Results  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OVERLAYS = os.path.join(REPO, "boards", "overlays")

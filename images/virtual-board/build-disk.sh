@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The x86 virtual board on a disk, with A/B updates: booted through OVMF (UEFI) and GRUB,
 # two root slots managed by RAUC's grub backend. Beside build.sh's kernel + initrd board
-# (which stays as it was); the state partition stays vboard.py's separate state disk.
+# (which stays as it was); the state partition stays the virtual board's separate state disk (images/boardtest).
 #
 #   images/virtual-board/build-disk.sh [--bundle-only] BINARY OUTDIR [TESTDATA_DIR]
 #

@@ -62,7 +62,7 @@ if [ ! -s "$base" ]; then
     bw_enable_exporter "$tmp" "$profile"
     vb_test_image "$tmp" "$HERE/guest"
     # Read-only root after boot, as on a real board; the state partition is a virtio disk
-    # (vboard.py makes it), mounted as a board's is: nofail with a device timeout, so a
+    # (the system test makes it: images/boardtest), mounted as a board's is: nofail with a device timeout, so a
     # missing or broken one boots the kiosk with its state in memory. 90 s, not a board's
     # 10: under emulation udev loads virtio_blk late (seen: the disk 7 s after the job began
     # on a quiet machine, 31 s at load 11, when a 30 s limit left the kiosk without state).

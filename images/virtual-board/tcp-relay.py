@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""QEMU's guestfwd command (vboard.VirtualBoard(guestfwd=...)): one guest connection on
+"""QEMU's guestfwd command (boardtest.board.VirtualBoard(guestfwd=...)): one guest connection on
 stdin/stdout, relayed to 127.0.0.1:PORT on this machine. A cmd: guestfwd starts one of
 these per connection; a tcp: one would make a single connection when QEMU starts.
 
