@@ -70,6 +70,11 @@ def metrics(k):
                  "boardwalk_uptime_seconds_total", "boardwalk_cpu_seconds_total", "boardwalk_frame_seconds_count",
                  "boardwalk_play_seconds_total", "boardwalk_process_uptime_seconds"):
         require(any(key[0] == name for key in series), f"no {name} in the scrape")
+    # The QMP tap's press and lift, timed by the kiosk from their evdev time to the flip
+    # that showed them (under emulation: a figure of the board, not of a Pi).
+    shown = total("boardwalk_input_to_photon_seconds_count")
+    require(shown > 0, "no input-to-photon time after the tap (boardwalk_input_to_photon_seconds_count 0)")
+    photon = photon_figures(series)
     # Who listens on TCP in the guest: the exporter's port and nothing else.
     rc, out = k.sh("cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk '$4==\"0A\"{split($2,a,\":\"); print a[length(a)]}' | sort -u")
     ports = sorted({int(p, 16) for p in out.split()})
@@ -78,7 +83,23 @@ def metrics(k):
     require(u.get("PrivateNetwork") == "yes", f"the kiosk's PrivateNetwork is {u.get('PrivateNetwork')}")
     return (f"scraped 127.0.0.1:{k.vb.exporter_host_port} -> guest :{k.vb.exporter_port}: version {version}, slot {slot}; "
             f"plays {plays0:g} -> {plays:g} ({', '.join(played)}), coins {coins0:g} -> {coins:g}; "
-            f"{sum(1 for key in series if key[0].startswith('boardwalk_'))} boardwalk_* series; listening: {ports}")
+            f"{sum(1 for key in series if key[0].startswith('boardwalk_'))} boardwalk_* series; listening: {ports}; "
+            f"input to photon: {shown:g} inputs, {photon}")
+
+
+def photon_figures(series):
+    """p50 and p99 as the histogram's bucket bounds (histogram_quantile at its coarsest),
+    and the kiosk's longest, in ms."""
+    buckets = sorted((float(dict(key[1])["le"]), v) for key, v in series.items()
+                     if key[0] == "boardwalk_input_to_photon_seconds_bucket")
+    count = buckets[-1][1] if buckets else 0
+    def bound(q):
+        for le, n in buckets:
+            if n >= q * count:
+                return "over 1 s" if le == float("inf") else f"<= {le * 1000:g} ms"
+        return "none"
+    longest = sum(v for key, v in series.items() if key[0] == "boardwalk_input_to_photon_max_seconds")
+    return f"p50 {bound(0.5)}, p99 {bound(0.99)}, max {longest * 1000:.1f} ms"
 
 
 @step("idle menu: CPU per thread, once started")
