@@ -1,4 +1,5 @@
-"""The fleet's server in the A/B board's test (test_system.py's rollback step calls this):
+"""The fleet's server for the A/B board's test (written for its rollback step; not called yet:
+the A/B board's root is bookworm, whose GLib Debian's rauc-hawkbit-updater cannot use; images/README.md):
 goosebit (images/fleet/goosebit_server.py) on this machine, reached from the guest at
 http://10.0.2.100 (QEMU's guestfwd; nothing else outside is reachable). The board is
 enrolled as an operator would: its own [fleet] section (name, token) written to the state
