@@ -251,3 +251,35 @@ final class FieldTests: XCTestCase {
         }
     }
 }
+
+/// The partition fills up under a running kiosk: the coin that finds it full is the write
+/// that turns the store unwritable, on the menu, which then redraws its credit line.
+final class PartitionFillsUpTests: XCTestCase {
+    func testTheCoinThatFindsThePartitionFullIsKeptAndTheMenuFollows() throws {
+        for mode in [PlayMode.free, .credits] {
+            let dir = try makeTemporaryDirectory(self) + "/state"
+            let (runner, store) = try makeRunner(self, directory: dir) { s in
+                s.kiosk.playMode = mode
+                s.metrics.textfileDir = "none"
+            }
+            runner.advance(1)
+            XCTAssertTrue(store.isWritable)
+            XCTAssertEqual(runner.kiosk.mode, .menu)
+            // Writes fail from now on, as on a full partition.
+            try FileManager.default.removeItem(atPath: dir)
+            try writeFile(dir, "in the way\n")
+            let logged = capturingLog {
+                runner.kiosk.handle(.key(KeyEvent(key: .coin, isPressed: true, time: runner.now)), now: runner.now)
+                runner.advance(0.1)
+            }
+            XCTAssertFalse(store.isWritable, "\(mode)")
+            if mode == .free {
+                XCTAssertEqual(store.counter(CounterKey.coins), 1, "kept in memory")
+                XCTAssertTrue(logged.contains { $0.contains("(in memory: the state partition cannot be written)") }, "\(logged)")
+            } else {
+                let menu = try XCTUnwrap(runner.kiosk.screen.scene as? MenuScene)
+                XCTAssertEqual(menu.creditLine, "Out of order · call staff", "the menu says so at once")
+            }
+        }
+    }
+}

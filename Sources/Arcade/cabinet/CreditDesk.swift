@@ -25,6 +25,16 @@ final class CreditDesk {
 
     var isCreditsMode: Bool { meter.mode == .credits }
 
+    /// A coin or a charge on a copy of the meter, kept once it is done: its write may find
+    /// the state partition full, and the screens that then follow (`onWritableChange`) read
+    /// the meter, which must not be in the middle of a change (Swift traps on the overlap).
+    private func onTheMeter<Result>(_ step: (inout CreditMeter) -> Result) -> Result {
+        var working = meter
+        let result = step(&working)
+        meter = working
+        return result
+    }
+
     /// Credits mode with a state partition that takes no writes: coins would buy credits
     /// the books cannot keep, so the cabinet says it is out of order until it can write.
     func isOutOfOrder(_ store: StateStore) -> Bool { isCreditsMode && !store.isWritable }
@@ -58,7 +68,7 @@ final class CreditDesk {
     /// say so; in the attract mode it wakes the menu (someone is here).
     func coinInserted(in kiosk: Kiosk) {
         let store = kiosk.store
-        guard meter.insertCoin(now: kiosk.now) == .counted else {
+        guard onTheMeter({ $0.insertCoin(now: kiosk.now) }) == .counted else {
             Log.error("coin: refused (\(store.counter(CounterKey.coinsRefused)) since start): the state partition cannot be "
                 + "written, so no credit was given; the screen says out of order")
             kiosk.sound.play(.mismatch, gain: 0.8, pan: 0)
@@ -79,7 +89,7 @@ final class CreditDesk {
     /// Pays for a game about to open; false when it can't start (the menu says why).
     func pay(for id: String, in kiosk: Kiosk) -> Bool {
         guard isCreditsMode, !paidGames.contains(id) else { return true }
-        guard meter.chargePlay(now: kiosk.now) else {
+        guard onTheMeter({ $0.chargePlay(now: kiosk.now) }) else {
             kiosk.shelf.menu.creditLine = creditLine(kiosk.language, store: kiosk.store)
             kiosk.shelf.menu.shakeCreditLine()
             return false
@@ -115,7 +125,7 @@ final class CreditDesk {
     }
 
     private func continueGame(_ id: String, in kiosk: Kiosk) {
-        guard let scene = kiosk.shelf.openGames[id], meter.chargePlay(now: kiosk.now) else { return }
+        guard let scene = kiosk.shelf.openGames[id], onTheMeter({ $0.chargePlay(now: kiosk.now) }) else { return }
         Log.info("credits: \(id) continued (credits left \(meter.credits))")
         continuing = nil
         paidGames.insert(id)

@@ -53,10 +53,16 @@ def state_unwritable(k):
         k.vb.coin()
         require(wait_for(lambda: journal_count("state: cannot write") > errors),
                 f"{fault}: a coin on an unwritable partition, but the journal never said it cannot write")
-        require(journal_count("in memory: the state partition cannot be written") > 0,
-                f"{fault}: the coin's journal line does not say it is kept in memory")
-        require(coins_on_disk() == before, f"{fault}: the counters on disk changed ({before} -> {coins_on_disk()})")
-        rc, out = k.sh(mends)
+        try:
+            # The store's error comes first, the coin's line right after it (the same
+            # process, the same stream); a write already due may have failed before the coin.
+            require(wait_for(lambda: journal_count("in memory: the state partition cannot be written") > 0),
+                    f"{fault}: the coin's journal line does not say it is kept in memory")
+            require(coins_on_disk() == before, f"{fault}: the counters on disk changed ({before} -> {coins_on_disk()})")
+            require(k.pid() == pid, f"{fault}: the kiosk restarted when the partition stopped taking writes")
+        finally:
+            # Mended whatever happened: the checks after this one need a writable partition.
+            rc, out = k.sh(mends)
         require(rc == 0, f"{fault}: could not mend the partition: {out.strip()}")
         k.vb.coin()
         require(wait_for(lambda: coins_on_disk() == before + 2),
