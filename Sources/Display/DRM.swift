@@ -39,6 +39,14 @@ public struct DisplayMode: Sendable, CustomStringConvertible {
     }
 
     public var description: String { "\(width)x\(height)@\(refreshHz)" }
+
+    /// Seconds from one vblank to the next: the mode's pixel clock over its total size
+    /// (59.94 Hz is not 60), or the rounded rate where the timings are not known.
+    public var refreshInterval: Double {
+        let pixels = Double(info.htotal) * Double(info.vtotal)
+        if info.clock > 0, pixels > 0 { return pixels / (Double(info.clock) * 1000) }
+        return 1 / Double(max(refreshHz, 1))
+    }
 }
 
 public enum ConnectionState: String, Sendable {

@@ -307,6 +307,7 @@ public final class DRMPresenter: Presenter {
         self.epoll = epoll
     }
 
+    public var refreshInterval: Double? { output.mode.refreshInterval }
     public var pollDescriptor: FileDescriptor? {
         epoll ?? device.fileDescriptor
     }

@@ -43,6 +43,7 @@ public final class HeadlessPresenter: Presenter {
     }
 
     public var pollDescriptor: FileDescriptor? { nil }
+    public var refreshInterval: Double? { nil }
     public func handleReadable() throws(DisplayError) {}
     public var isReadyForFrame: Bool { true }
     public func handleVTSignal(_ signal: Int32) {}

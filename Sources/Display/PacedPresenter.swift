@@ -35,6 +35,7 @@ public final class PacedPresenter: Presenter {
     public var needsFullRedraw: Bool { memory.needsFullRedraw }
     public var isReadyForFrame: Bool { !flipPending && !isShutDown }
     public var pollDescriptor: FileDescriptor? { vblank.fd }
+    public var refreshInterval: Double? { 1 / refreshRate }
 
     public func present(_ shadow: Surface, damage: DamageRegion) throws(DisplayError) {
         guard shadow.width == width, shadow.height == height else {

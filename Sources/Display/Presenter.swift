@@ -37,6 +37,9 @@ public protocol Presenter: AnyObject {
     /// When the latest presented frame reached the screen (monotonic seconds: a page flip's
     /// vblank, a paced flip's timer, a headless present's own time); nil before the first.
     var lastShownAt: Double? { get }
+    /// Seconds between the panel's vblanks when frames reach the screen on a refresh grid
+    /// (a page flip's, a paced flip's); nil when a present shows at once (headless).
+    var refreshInterval: Double? { get }
 
     /// False while a page flip is pending or the VT is switched away.
     var isReadyForFrame: Bool { get }

@@ -21,13 +21,20 @@ func latencyBench(stateDirectory: String, taps: Int) -> [ReportRow] {
     settings.kiosk.stateDir = stateDirectory
     settings.kiosk.menuToAttractSeconds = 86400
     let presenter: PacedPresenter
-    do { presenter = try PacedPresenter(width: 800, height: 480, refreshRate: 60) } catch {
+    let timer: TimerFD
+    do {
+        presenter = try PacedPresenter(width: 800, height: 480, refreshRate: 60)
+        timer = try TimerFD()
+    } catch {
         return [ReportRow(section: "latency", name: name, figures: [], notes: [("error", "\(error)")])]
     }
     let store = StateStore(directory: stateDirectory, now: monotonicSeconds())
     let kiosk = Kiosk(screen: Screen(width: 800, height: 480), settings: settings, store: store,
                       sound: RecordingSoundBoard(), catalog: .standard, now: monotonicSeconds())
     let frames = FrameDriver(kiosk: kiosk, presenter: presenter, now: monotonicSeconds())
+    // The live kiosk decodes each game's pictures off its loop once the menu is up
+    // (`LiveRunner.warmUpGames`); a cabinet's taps come after that.
+    for warmUp in kiosk.catalog.games.compactMap(\.warmUp) { warmUp(kiosk.settings.kiosk.dataDir) }
     kiosk.keepInputToPhotonSamples()
     // The same moments every run (a linear congruential step; only the spread matters).
     var seed: UInt64 = 46
@@ -54,14 +61,24 @@ func latencyBench(stateDirectory: String, taps: Int) -> [ReportRow] {
             next += 1
         }
         kiosk.tick(now: now)
-        if presenter.isReadyForFrame, kiosk.wantsFrame { _ = try? frames.drawFrame(now: now) }
-        // The loop's one wait: the vblank, the next finger or the kiosk's timers.
-        let wake = [next < script.count ? script[next].at : nil, kiosk.nextDeadline].compactMap { $0 }.min()
-        let timeout = wake.map { Int32(max(0, min(1000, ($0 - monotonicSeconds()) * 1000).rounded(.up))) } ?? 100
-        var p = pollfd(fd: fd?.rawValue ?? -1, events: Int16(POLLIN), revents: 0)
-        if poll(&p, 1, timeout) > 0 {
-            try? presenter.handleReadable()
-            frames.noteShown()
+        // As the live loop (`LiveRunner.drawIfNeeded`): at once, or paced before a vblank.
+        var frameDue: Double?
+        if presenter.isReadyForFrame, kiosk.wantsFrame {
+            let due = frames.drawTime(now: now)
+            if due > now { frameDue = due } else { _ = try? frames.drawFrame(now: now) }
+        }
+        // The loop's one wait: the vblank, or a timerfd (as the live loop's) for the next
+        // finger, a paced frame or the kiosk's timers.
+        let wake = [next < script.count ? script[next].at : nil, frameDue, kiosk.nextDeadline].compactMap { $0 }.min()
+        if let wake { try? timer.arm(at: max(wake, monotonicSeconds() + 1e-6)) } else { try? timer.disarm() }
+        var fds = [pollfd(fd: fd?.rawValue ?? -1, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: timer.fd.rawValue, events: Int16(POLLIN), revents: 0)]
+        if poll(&fds, 2, wake == nil ? 100 : -1) > 0 {
+            if fds[0].revents != 0 {
+                try? presenter.handleReadable()
+                frames.noteShown()
+            }
+            if fds[1].revents != 0 { _ = try? timer.read() }
         }
         if monotonicSeconds() - t > 5 { break }
     }

@@ -41,6 +41,9 @@ final class RunFigures {
         if unanswered == nil { unanswered = time }
     }
 
+    /// An input changed the screen and no frame has been drawn for it yet.
+    var inputAwaitsFrame: Bool { unanswered != nil }
+
     /// A frame was drawn: it answers the inputs before it. `presented`: it went out (a
     /// frame with nothing new is not presented, and answers nothing).
     func frameDrawn(presented: Bool) {

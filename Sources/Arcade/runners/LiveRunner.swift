@@ -36,6 +36,8 @@ public final class LiveRunner {
     private var inputWatches: [FileDescriptor: EventLoop.Token] = [:]
     private var presenterWatch: EventLoop.Token?
     private var sentReady = false
+    /// When a paced frame (one that answers no input) is to be drawn.
+    private var frameDue: Double?
     private var exitCode: Int32 = 0
     private var nextConnectorCheck = 0.0
     private let backoff: StartBackoff
@@ -223,6 +225,11 @@ public final class LiveRunner {
         }
         guard kiosk.wantsFrame || presenter.needsFullRedraw || !sentReady else { return }
         let now = monotonicSeconds()
+        if sentReady {
+            let due = frames.drawTime(now: now)
+            frameDue = due > now ? due : nil
+            if frameDue != nil { return }
+        }
         logFailure("frame") { () throws(DisplayError) in try frames.drawFrame(now: now, force: !sentReady) }
         feedWatchdog(now: now)
         if !sentReady {
@@ -270,10 +277,11 @@ public final class LiveRunner {
         _ = notify?.feedWatchdog(now: now)
     }
 
-    /// Before each wait: arm the timer for the nearest deadline (idle, long press, state
-    /// flush, hotplug retry, watchdog), or leave it off when nothing is due.
+    /// Before each wait: arm the timer for the nearest deadline (a paced frame, idle, long
+    /// press, state flush, hotplug retry, watchdog), or leave it off when nothing is due.
     private func beforeWait() {
-        var deadlines = [kiosk.nextDeadline, input.nextDeadline, drm == nil ? nil : nextConnectorCheck].compactMap { $0 }
+        if frameDue != nil, !(presenter.isReadyForFrame && kiosk.wantsFrame) { frameDue = nil }
+        var deadlines = [frameDue, kiosk.nextDeadline, input.nextDeadline, drm == nil ? nil : nextConnectorCheck].compactMap { $0 }
         if let period = notify?.watchdogTimerPeriod { deadlines.append(monotonicSeconds() + period) }
         logFailure("timer") {
             if let next = deadlines.min() {
