@@ -34,7 +34,7 @@ func latencyBench(stateDirectory: String, taps: Int) -> [ReportRow] {
     let frames = FrameDriver(kiosk: kiosk, presenter: presenter, now: monotonicSeconds())
     // The live kiosk decodes each game's pictures off its loop once the menu is up
     // (`LiveRunner.warmUpGames`); a cabinet's taps come after that.
-    for warmUp in kiosk.catalog.games.compactMap(\.warmUp) { warmUp(kiosk.settings.kiosk.dataDir) }
+    for warmUp in GameCatalog.standard.games.compactMap(\.warmUp) { warmUp(kiosk.settings.kiosk.dataDir) }
     kiosk.keepInputToPhotonSamples()
     // The same moments every run (a linear congruential step; only the spread matters).
     var seed: UInt64 = 46

@@ -7,6 +7,17 @@ import Platform
 final class ModeChoiceTests: XCTestCase {
     let config = DisplayConfig(ttyPath: nil, watchHotplug: false)
 
+    func testRefreshIntervalComesFromTheModesTimings() {
+        var info = DisplayMode(width: 1920, height: 1080).info
+        (info.clock, info.htotal, info.vtotal) = (148_500, 2200, 1125)
+        XCTAssertEqual(DisplayMode(info).refreshInterval, 1.0 / 60, accuracy: 1e-9)
+        info.clock = 148_352  // the 59.94 Hz variant: vrefresh still says 60
+        XCTAssertEqual(DisplayMode(info).refreshHz, DisplayMode(width: 1920, height: 1080).refreshHz)
+        XCTAssertEqual(DisplayMode(info).refreshInterval, 2200.0 * 1125 / 148_352_000, accuracy: 1e-12)
+        XCTAssertEqual(DisplayMode(width: 800, height: 480, refreshHz: 50).refreshInterval, 0.02, accuracy: 1e-12,
+                       "no timings: the rounded rate")
+    }
+
     func testPreferredModeWins() throws {
         let c = hdmi(modes: [DisplayMode(width: 1920, height: 1080), DisplayMode(width: 1280, height: 800, isPreferred: true)])
         let choice = try chooseOutput([c], config: config, path: "card0")
