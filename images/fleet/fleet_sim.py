@@ -276,7 +276,7 @@ def main():
         report["registered_s"] = round(time.time() - t0, 1)
         report["kiosk_states_at_registration"] = sorted(e["kiosk_state"] for e in cabinets.events if e["event"] == "registered")
         say(f"all {len(names)} registered in {report['registered_s']} s; measuring the polling fleet for {args.measure:.0f} s")
-        time.sleep(args.poll)  # past the registration's own 10 s polls
+        time.sleep(10 + args.poll)  # past the registration's own 10 s polls
         a = meter.sample()
         time.sleep(args.measure)
         polling = Meter.window(a, meter.sample(), len(names))
