@@ -10,7 +10,8 @@ driven through its management API as an operator's script would:
      success, the rest (feed `main`); until every cabinet has rebooted into it (each waits
      for its kiosk to say idle);
   2. version N+2 with one canary's install made to fail: the canary rollout is paused at the
-     server's first failure and `main` never gets it.
+     server's first failure and `main` never gets it (goosebit then offers the canaries the
+     feed's previous rollout again: those that took N+2 are sent N+1).
 
 Measured: the polling fleet (server, DDI clients and kiosks' CPU; requests per second),
 each rollout's stages, the server's CPU and memory from /proc; printed with the arithmetic
@@ -190,7 +191,16 @@ def stage(server, cabinets, meter, feed, group, sw_id, version, timeout):
     return r
 
 
-def rollout(server, cabinets, meter, bundle, version, canary, main, poll, inject=None):
+def server_view(server):
+    """goosebit's own account: how many cabinets at each (version, state)."""
+    view = {}
+    for d in server.devices():
+        key = f"{d['sw_version']} {d['last_state']}"
+        view[key] = view.get(key, 0) + 1
+    return view
+
+
+def rollout(server, cabinets, meter, bundle, version, previous, canary, main, poll, inject=None):
     say(f"rollout {version}: {len(canary)} canaries first, then {len(main)}")
     sw_id = server.upload(bundle)
     t0 = time.time()
@@ -198,11 +208,17 @@ def rollout(server, cabinets, meter, bundle, version, canary, main, poll, inject
     say(f"  canary: {first}")
     result = {"version": version, "injected_failure": inject, "stages": [first]}
     if first["outcome"] == "paused":
-        # Stopped: what was already downloading may still finish; nothing more is offered.
+        # Stopped: what was already downloading may still finish; main is offered nothing.
+        # goosebit then offers the feed its latest unpaused rollout's version: canaries that
+        # took this one are sent the previous one again.
+        paused_at = time.time()
         time.sleep(2 * poll + 5)
-        late = {c: t for c, t in cabinets.who("installed", version).items() if t > t0 + first["seconds"]}
+        late = [c for c, t in cabinets.who("installed", version).items() if t > paused_at]
+        back = [c for c, t in cabinets.who("installed", previous).items() if t > paused_at]
         main_offered = [c for c in cabinets.who("offered", version) if c in main]
-        result.update(installed_after_pause=len(late), main_offered=len(main_offered), seconds=round(time.time() - t0, 1))
+        result.update(installed_after_pause=len(late), sent_back_to_previous=len(back), main_offered=len(main_offered),
+                      seconds=round(time.time() - t0, 1), server_view=server_view(server))
+        say(f"  stopped: {result}")
         return result
     rest = stage(server, cabinets, meter, "main", main, sw_id, version, 20 * poll + 120)
     say(f"  main: {rest}")
@@ -213,6 +229,7 @@ def rollout(server, cabinets, meter, bundle, version, canary, main, poll, inject
     wait(lambda: all(c in cabinets.who("rebooted", version) for c in everyone), 600,
          f"every cabinet running {version}", meter, step=1.0)
     result["running_seconds"] = round(max(cabinets.who("rebooted", version).values()) - t0, 1)
+    result["server_view"] = server_view(server)
     say(f"  every cabinet reported {version} after {result['reported_seconds']} s, runs it after {result['running_seconds']} s")
     return result
 
@@ -289,14 +306,13 @@ def main():
         main_feed = [n for n in names if n not in canary]
         server.api("PATCH", "/api/v1/devices", {"devices": canary, "feed": "canary", "software": "rollout"})
         server.api("PATCH", "/api/v1/devices", {"devices": main_feed, "feed": "main", "software": "rollout"})
-        report["rollout_1"] = rollout(server, cabinets, meter, bundles[0], VERSIONS[1], canary, main_feed, args.poll)
+        report["rollout_1"] = rollout(server, cabinets, meter, bundles[0], VERSIONS[1], VERSIONS[0], canary, main_feed, args.poll)
         bad = canary[len(canary) // 2]
         open(os.path.join(dirs[bad], "rauc", "fail-install"), "w").close()
-        report["rollout_2"] = rollout(server, cabinets, meter, bundles[1], VERSIONS[2], canary, main_feed, args.poll,
+        report["rollout_2"] = rollout(server, cabinets, meter, bundles[1], VERSIONS[2], VERSIONS[1], canary, main_feed, args.poll,
                                       inject=bad)
-        devices = server.devices()
-        report["server_view"] = {f"{d['sw_version']} {d['last_state']}": sum(
-            1 for e in devices if (e["sw_version"], e["last_state"]) == (d["sw_version"], d["last_state"])) for d in devices}
+        report["server_view"] = server_view(server)
+        report["rollouts"] = server.rollouts()
         report["dead_kiosks"] = [k.dir for k in kiosks.dead()]
         report["client_errors"] = len(cabinets.errors())
         report["server_peak_rss_mb"] = round(meter.peak_rss, 1)
@@ -312,6 +328,9 @@ def main():
         json.dump(report, f, indent=1)
     say(f"server view at the end: {report['server_view']}; kiosks ended early: {len(report['dead_kiosks'])}; "
         f"client errors: {report['client_errors']}")
+    for r in report.get("rollouts", []):
+        say(f"goosebit's rollout {r['name']!r}: success_count {r['success_count']}, failure_count {r['failure_count']}, "
+            f"paused {r['paused']}")
     x = report["extrapolation"]
     for row in x["rows"]:
         say(f"10,000 cabinets polling every {row['poll_s']} s: {row['requests_per_s']} requests/s x "
