@@ -12,7 +12,7 @@ SUDO = $(if $(filter 0,$(shell id -u)),,sudo -E)
 # A line with the time before each long step, so a CI log shows where its minutes went.
 STAMP = @echo "[make] $$(date -u +%T) $@:"
 
-.PHONY: deps test-deps bench-deps build run test unit-test soak screenshots system-test fleet-test bench arm64 arm64-test rpi-card deb deb-test deb-arm64-test apt-repo install clean
+.PHONY: deps test-deps bench-deps build run test unit-test soak screenshots system-test fleet-test fleet-sim bench arm64 arm64-test rpi-card deb deb-test deb-arm64-test apt-repo install clean
 
 deps:
 	scripts/install-deps.sh build
@@ -81,6 +81,14 @@ system-test: build test-deps
 fleet-test: test-deps
 	$(STAMP) fleet server
 	python3 images/fleet/test_fleet_server.py
+
+# A fleet, simulated (docs/FLEET.md, "A simulated fleet"): goosebit and FLEET_SIM_CABINETS
+# cabinets on this machine, each a real offscreen kiosk and a DDI client, through two
+# staged rollouts (images/fleet/fleet_sim.py). Minutes and most of 2 cores: not in `make test`.
+FLEET_SIM_CABINETS ?= 100
+fleet-sim: build test-deps
+	$(STAMP) fleet sim, $(FLEET_SIM_CABINETS) cabinets
+	python3 images/fleet/fleet_sim.py --binary $(BIN) --cabinets $(FLEET_SIM_CABINETS)
 
 # The kiosk for arm64 boards (Debian 13 / Raspberry Pi OS trixie), built here with Debian's
 # Swift 6.0.3 (images/arm64/build.sh; the toolchain roots are cached in /var/cache/boardwalk).

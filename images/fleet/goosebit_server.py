@@ -147,10 +147,14 @@ class Goosebit:
 
     def resource(self):
         """The server process's CPU seconds and resident memory (MB), from /proc."""
-        with open(f"/proc/{self.proc.pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        tick = os.sysconf("SC_CLK_TCK")
-        cpu = (int(fields[11]) + int(fields[12])) / tick
-        with open(f"/proc/{self.proc.pid}/status") as f:
-            rss = next(int(line.split()[1]) for line in f if line.startswith("VmRSS:")) / 1024
-        return cpu, rss
+        return proc_usage(self.proc.pid)
+
+
+def proc_usage(pid):
+    """A process's CPU seconds (user + system) and resident memory in MB, from /proc."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    with open(f"/proc/{pid}/status") as f:
+        rss = next((int(line.split()[1]) for line in f if line.startswith("VmRSS:")), 0) / 1024
+    return cpu, rss
