@@ -158,8 +158,9 @@ def wear(k):
     operated = settled_writes(k)
     k.note_files()
     rc, files = k.sh("cd /var/lib/boardwalk && wc -c scores counters settings highscores 2>/dev/null | head -4")
-    # The crash points' control (crashpoints.py): a file rewritten in place in two
-    # steps, each fsync'd, as the kiosk must never write: the replay must catch it torn.
+    # The crash points' control (crashstate.py): a file rewritten in place in two steps,
+    # each fsync'd, as the kiosk must never write: the replay must catch it torn, and
+    # holding other bytes under the same inode.
     rc, out = k.sh(f"mkdir -p /var/lib/boardwalk/{crashpoints.CONTROL} && cd /var/lib/boardwalk/{crashpoints.CONTROL} && "
                    "for n in 1 2 3; do printf '# control\\ncoins=' > counters && sync counters && "
                    "printf '%d\\n' $n >> counters && sync counters; done")
@@ -170,7 +171,7 @@ def wear(k):
     require(k.pid() == pid, "the kiosk restarted during the measurement")
     require(idle_state == 0, f"the state partition took {idle_state} bytes in {idle_seconds:.0f} s idle "
             f"({idle_state * 3600 / idle_seconds / 1024:.0f} KiB an hour)")
-    require(played[1] - start[1] == 0, f"{played[1] - start[1]} bytes written to a disk other than the state partition")
+    require(operated[1] - start[1] == 0, f"{operated[1] - start[1]} bytes written to a disk other than the state partition")
     return (f"state partition: 0 bytes in {idle_seconds:.0f} s idle (menu, then attract mode); "
             f"{per_coin / 1024:.1f} KiB per coin ({coins} coins); {per_game / 1024:.1f} KiB for a game to its end "
             f"and its high score ({scored}; its {game_coins} coins taken out at the coin's rate); "
