@@ -49,6 +49,9 @@ except ImportError:  # run as a script
 MAGIC = 0x6a736677736872
 FLUSH, FUA, DISCARD, MARK = 1, 2, 4, 8
 CHUNK = 4096
+JOURNAL_MAGIC = 0xC03B3998
+# Every this many recovered disks found already checked, one is checked again all the same.
+SPOT_CHECK = 20
 MASK = (1 << 128) - 1
 
 
@@ -133,12 +136,34 @@ def read_state(image, scratch):
     return None, files, ids
 
 
+def journal_area(image):
+    """(the byte offset of the journal's superblock, the 4 KiB chunks wholly inside the
+    rest of the journal's blocks), from debugfs on the disk before the boot; (None, set())
+    for a disk without an internal journal."""
+    with open(image, "rb") as f:
+        f.seek(1024 + 24)
+        block = 1024 << struct.unpack("<I", f.read(4))[0]
+    out = subprocess.run(["debugfs", "-R", "blocks <8>", image], capture_output=True, text=True).stdout.split()
+    blocks = [int(b) for b in out if b.isdigit()]
+    if not blocks:
+        return None, set()
+    rest = set(blocks[1:])
+    area = set()
+    for b in rest:
+        for c in range(b * block // CHUNK, ((b + 1) * block - 1) // CHUNK + 1):
+            # A chunk is left out only when every block it spans is in the log area.
+            if all(x in rest for x in range(c * CHUNK // block, ((c + 1) * CHUNK - 1) // block + 1)):
+                area.add(c)
+    return blocks[0] * block, area
+
+
 class Disk:
     """The disk being replayed: in memory (`truth`) and in a file on tmpfs (`image`, the
     one e2fsck and debugfs read), with a running identity: the sum of a hash of each
     4 KiB chunk with its number."""
 
-    def __init__(self, base, scratch):
+    def __init__(self, base, scratch, clock):
+        self.clock = clock
         with open(base, "rb") as f:
             self.truth = bytearray(f.read())
         if len(self.truth) % CHUNK:
@@ -150,6 +175,11 @@ class Disk:
         self.map = mmap.mmap(self.fd, len(self.truth))
         self.hashes = [self.chunk_hash(i, self.truth) for i in range(len(self.truth) // CHUNK)]
         self.key = sum(self.hashes) & MASK
+        # The journal's log area (all its blocks but its superblock), where a recovered
+        # disk whose journal is empty (s_start 0) holds nothing e2fsck -fn or debugfs reads:
+        # left out of the recovered disk's identity (`outside` sums the other chunks).
+        self.journal_super, self.log_area = journal_area(self.image)
+        self.outside = sum(h for i, h in enumerate(self.hashes) if i not in self.log_area) & MASK
 
     @staticmethod
     def chunk_hash(i, buf):
@@ -164,22 +194,32 @@ class Disk:
         for i in range(at // CHUNK, (end - 1) // CHUNK + 1):
             new = self.chunk_hash(i, self.truth)
             self.key = (self.key - self.hashes[i] + new) & MASK
+            if i not in self.log_area:
+                self.outside = (self.outside - self.hashes[i] + new) & MASK
             self.hashes[i] = new
 
     def recover(self):
         """Recovers the journal in the image (in place): (problem or None, the recovered
         disk's identity, the chunks recovery changed)."""
         import numpy as np
-        rc = subprocess.run(["e2fsck", "-E", "journal_only", "-y", self.image],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT).returncode
+        # One clock for every recovery of the run: e2fsck stamps the superblock's write
+        # time, which would make the same recovered disk differ from second to second.
+        rc = subprocess.run(["e2fsck", "-E", "journal_only", "-y", self.image], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, env=dict(os.environ, E2FSCK_TIME=str(self.clock))).returncode
         now = np.frombuffer(self.map, dtype=np.uint64).reshape(-1, CHUNK // 8)
         was = np.frombuffer(self.truth, dtype=np.uint64).reshape(-1, CHUNK // 8)
         changed = [int(i) for i in np.nonzero((now != was).any(axis=1))[0]]
         del now, was
-        key = self.key
+        key, outside = self.key, self.outside
         for i in changed:
-            key = (key - self.hashes[i] + self.chunk_hash(i, self.map)) & MASK
-        return (f"journal recovery failed (e2fsck status {rc})" if rc not in (0, 1) else None), key, changed
+            new = self.chunk_hash(i, self.map)
+            key = (key - self.hashes[i] + new) & MASK
+            if i not in self.log_area:
+                outside = (outside - self.hashes[i] + new) & MASK
+        # An empty journal after recovery: its superblock's magic and s_start 0 (big-endian).
+        magic, start = struct.unpack_from(">I24xI", self.map, self.journal_super) if self.journal_super else (0, 1)
+        identity = ("empty journal", outside) if magic == JOURNAL_MAGIC and start == 0 else ("whole disk", key)
+        return (f"journal recovery failed (e2fsck status {rc})" if rc not in (0, 1) else None), identity, changed
 
     def restore(self, changed):
         for i in changed:
@@ -194,11 +234,12 @@ def check_range(args):
     """Checks the crash points start..end (inclusive: the disk after that many entries) in
     one worker: ([(point, disk identity, recovered identity)], {recovered identity:
     (problem, files, ids)})."""
-    base, log, start, end, scratch_root = args
+    base, log, start, end, scratch_root, spot_check, clock = args
     sectorsize, entries = read_log(log)
     scratch = tempfile.mkdtemp(dir=scratch_root)
-    disk = Disk(base, scratch)
+    disk = Disk(base, scratch, clock)
     points, states, recovered = [], {}, {}
+    shortcuts = spot_checks = 0
     with open(log, "rb") as lf:
         logmap = mmap.mmap(lf.fileno(), 0, access=mmap.ACCESS_READ)
 
@@ -219,39 +260,51 @@ def check_range(args):
                     states[key] = (problem, {}, {})
                 elif key not in states:
                     states[key] = read_state(disk.image, scratch)
+                else:
+                    # The shortcut checked now and then: the same identity, the same verdict.
+                    shortcuts += 1
+                    if shortcuts % spot_check == 0:
+                        spot_checks += 1
+                        if read_state(disk.image, scratch) != states[key]:
+                            states[("spot check", point)] = ("a recovered disk read differently from the one "
+                                                             "with its identity", {}, {})
+                            key = ("spot check", point)
                 recovered[disk.key] = key
                 disk.restore(changed)
             points.append((point, disk.key, recovered[disk.key]))
         logmap.close()
     disk.close()
     shutil.rmtree(scratch, ignore_errors=True)
-    return points, states
+    return points, states, spot_checks
 
 
-def replay(base, log, jobs=2, scratch_root=None):
+def replay(base, log, jobs=2, scratch_root=None, spot_check=SPOT_CHECK):
     """Every crash point of the log replayed: (sector size, entries, [(point, disk
-    identity, recovered identity)] in order, {recovered identity: (problem, files, ids)})."""
+    identity, recovered identity)] in order, {recovered identity: (problem, files, ids)},
+    how many shortcuts were checked the long way)."""
     sectorsize, entries = read_log(log)
     points = len(entries) + 1
     scratch_root = scratch_root or ("/dev/shm" if os.path.isdir("/dev/shm") else None)
     # Contiguous ranges, a few per worker (a range's points share its recoveries).
     chunk = max(1, (points + jobs * 3 - 1) // (jobs * 3))
-    ranges = [(base, log, s, min(points - 1, s + chunk - 1), scratch_root) for s in range(0, points, chunk)]
+    clock = int(time.time())
+    ranges = [(base, log, s, min(points - 1, s + chunk - 1), scratch_root, spot_check, clock)
+              for s in range(0, points, chunk)]
     with multiprocessing.Pool(jobs) as pool:
         parts = pool.map(check_range, ranges)
     states = {}
-    for _, part in parts:
+    for _, part, _ in parts:
         states.update(part)
-    return sectorsize, entries, [p for part, _ in parts for p in part], states
+    return sectorsize, entries, [p for part, _, _ in parts for p in part], states, sum(p[2] for p in parts)
 
 
-def run(base, log, coins=(), jobs=2, scratch_root=None, expect=(), resets=()):
+def run(base, log, coins=(), jobs=2, scratch_root=None, expect=(), resets=(), spot_check=SPOT_CHECK):
     """Checks every crash point; returns (report lines, failures). COINS: (coins, log
     entries[, books reset mark]) when the kiosk had reported each recorded; EXPECT: (file,
     bytes, log entries) as the test read a file on the board; RESETS: (reset mark, entries
     before the operator asked, entries once it was done)."""
     t0 = time.monotonic()
-    sectorsize, entries, points, states = replay(base, log, jobs, scratch_root)
+    sectorsize, entries, points, states, spot_checks = replay(base, log, jobs, scratch_root, spot_check)
     verdict = Verdict(coins, expect, resets)
     for point, _, key in points:
         verdict.point(point, *states[key])
@@ -261,7 +314,7 @@ def run(base, log, coins=(), jobs=2, scratch_root=None, expect=(), resets=()):
         f"{len(points)} crash points replayed ({len(entries) - flushes} writes, {flushes} flushes, "
         f"{sum(e.count for e in entries if not e.flags & DISCARD) * sectorsize // 1024} KiB written): "
         f"{len({p[1] for p in points})} distinct disks recovered, {len(states)} distinct recovered states checked "
-        f"in {time.monotonic() - t0:.0f} s",
+        f"({spot_checks} repeats checked again, the same) in {time.monotonic() - t0:.0f} s",
         "versions of each file seen whole: " + ", ".join(f"{n} {len(v)}" for n, v in verdict.versions.items()),
         f"coins: {len(verdict.coins)} reported recorded, each there at every later point; most seen "
         f"{verdict.highest_coins}; {len(resets)} books reset(s) there from when done; {len(expect)} files as read "
@@ -281,6 +334,8 @@ def main():
                     "files it read on the board")
     ap.add_argument("--coins", default="", help="N@ENTRY,...: coin N was reported recorded when the log held ENTRY entries")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--spot-check", type=int, default=SPOT_CHECK, help="check again every Nth recovered disk found "
+                    f"already checked (default {SPOT_CHECK}; 1: all of them)")
     args = ap.parse_args()
     coins = [tuple(int(x) for x in c.split("@")) for c in args.coins.split(",") if c]
     expect, resets = [], []
@@ -290,7 +345,8 @@ def main():
         coins += [tuple(c) for c in saved["coins"]]
         expect = [(name, text.encode(), at) for name, text, at in saved["files"]]
         resets = [tuple(r) for r in saved["resets"]]
-    lines, failures = run(args.base, args.log, coins, args.jobs, expect=expect, resets=resets)
+    lines, failures = run(args.base, args.log, coins, args.jobs, expect=expect, resets=resets,
+                          spot_check=args.spot_check)
     for line in lines:
         print(line)
     for failure in failures[:20]:

@@ -130,7 +130,7 @@ class CrashPointsTest(unittest.TestCase):
     def test_fast_replay_matches_a_fresh_copy_per_point(self):
         self.kiosk_like()
         self.log.write(self.path("state.log"))
-        _, entries, points, states = crashpoints.replay(self.base, self.path("state.log"), jobs=2,
+        _, entries, points, states, _ = crashpoints.replay(self.base, self.path("state.log"), jobs=2,
                                                         scratch_root=self.dir)
         self.assertEqual([p for p, _, _ in points], list(range(len(entries) + 1)))
         with open(self.base, "rb") as f:
