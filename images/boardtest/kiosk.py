@@ -100,6 +100,11 @@ class Kiosk:
         rc, out = self.sh(f"{JOURNAL} | grep -m1 -e '{pattern}'")
         return out.strip() if rc == 0 and out.strip() else None
 
+    def journal_line_last(self, pattern):
+        """The last line of the kiosk's journal (this boot) matching a grep pattern, or None."""
+        rc, out = self.sh(f"{JOURNAL} | grep -e '{pattern}' | tail -1")
+        return out.strip() if rc == 0 and out.strip() else None
+
     def wait_journal(self, pattern, timeout):
         """Waits for a line of the kiosk's journal (this boot) matching a grep pattern."""
         return wait_until(lambda: self.journal_line(pattern), timeout, every=5.0) or None
