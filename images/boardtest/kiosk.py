@@ -1,6 +1,7 @@
 """The kiosk on a virtual board as the system test's checks see it from the host: its unit,
 its journal, its screen, its counters on the state partition, and a few timings kept
 across checks (the start at boot, the coins seen on disk)."""
+import base64
 import os
 import time
 
@@ -39,9 +40,13 @@ class Kiosk:
         self.size = (1280, 800)
         # (QEMU start to READY, the kiosk's exec to READY) at boot, once measured.
         self.first_frame = None
-        # (coins, entries in the state disk's write log) when the kiosk had reported each
-        # coin recorded: crashpoints.py checks the coin is there at every later crash point.
+        # For crashpoints.py, each with the entries in the state disk's write log then:
+        # (coins, entries, the books' reset mark) when the kiosk had reported each coin
+        # recorded; (file, bytes, entries) as the test read a state file on the board;
+        # (reset mark, entries before asking, entries once done) for each books reset.
         self.coins_recorded = []
+        self.files_read = []
+        self.resets = []
 
     def sh(self, cmd, timeout=60):
         return self.vb.sh(cmd, timeout=timeout)
@@ -95,6 +100,11 @@ class Kiosk:
         rc, out = self.sh(f"{JOURNAL} | grep -m1 -e '{pattern}'")
         return out.strip() if rc == 0 and out.strip() else None
 
+    def journal_line_last(self, pattern):
+        """The last line of the kiosk's journal (this boot) matching a grep pattern, or None."""
+        rc, out = self.sh(f"{JOURNAL} | grep -e '{pattern}' | tail -1")
+        return out.strip() if rc == 0 and out.strip() else None
+
     def wait_journal(self, pattern, timeout):
         """Waits for a line of the kiosk's journal (this boot) matching a grep pattern."""
         return wait_until(lambda: self.journal_line(pattern), timeout, every=5.0) or None
@@ -109,10 +119,34 @@ class Kiosk:
         rc, out = self.sh(f"sed -n 's/^{name}=//p' /var/lib/boardwalk/counters")
         return int(out.strip() or 0) if rc == 0 else missing
 
-    def note_coin(self, coins):
-        """Records that COINS coins are on disk now, for the crash points."""
+    def log_entries(self):
+        """Entries in the state disk's write log now (0 when it is not logged)."""
+        return crashpoints.entry_count(self.vb.state_log) if getattr(self.vb, "state_log", None) else 0
+
+    def note_coin(self, coins, reset_mark=0):
+        """Records that COINS coins are on disk now (since the books reset RESET_MARK), for
+        the crash points."""
         if getattr(self.vb, "state_log", None):
-            self.coins_recorded.append((coins, crashpoints.entry_count(self.vb.state_log)))
+            self.coins_recorded.append((coins, self.log_entries(), reset_mark))
+
+    def note_files(self):
+        """Reads the state files on the board (once they are on disk: after a quiet spell)
+        for the crash points: each must be there by now. Returns {name: bytes}."""
+        rc, out = self.sh("cd /var/lib/boardwalk && for f in " + " ".join(crashpoints.STATE_FILES)
+                          + "; do [ -f $f ] && echo $f $(base64 -w0 $f); done")
+        at = self.log_entries()
+        files = {}
+        for line in out.splitlines():
+            name, _, text = line.partition(" ")
+            if name in crashpoints.STATE_FILES:
+                files[name] = base64.b64decode(text)
+                self.files_read.append((name, files[name], at))
+        return files
+
+    def crash_notes(self):
+        """What the crash points check against, as JSON (crash-expect.json)."""
+        return {"coins": self.coins_recorded, "resets": self.resets,
+                "files": [(name, data.decode("utf-8", "replace"), at) for name, data, at in self.files_read]}
 
     def shot(self, name):
         img = self.vb.screendump(name)

@@ -125,7 +125,7 @@ def classic_board(args, testdata, host_binary, results, only):
     def wanted(fn):
         return not only or fn.__name__ in only
     if ledger and wanted(storage.crash_points):
-        results.step(storage.crash_points.title, storage.crash_points, args.workdir, k.coins_recorded)
+        results.step(storage.crash_points.title, storage.crash_points, args.workdir, k.crash_notes())
     beside = faults.broken_state_boots(image, args.workdir, results) if wanted(faults.broken_state) else None
     if wanted(faults.coin_power_cut):
         results.step(faults.coin_power_cut.title, faults.coin_power_cut, image, args.workdir)

@@ -23,6 +23,10 @@ class OperatorMenu:
     SYSTEM_TAB = (923, 64)
     DONE = (1158, 64)
     UPDATE_BUTTON = (1132, 381)   # the System tab's "Update from USB" row
+    SERVICE_TAB = (664, 64)
+    BOOKS_OPEN = (1132, 381)      # the Service tab's "Bookkeeping" row
+    VOLUME_DOWN = (1062, 176)     # the Screen tab's first row, its "−"
+    BOOKS_RESET = (1132, 518)     # the books page's Reset, under the counters of four games
     INSTALL_BUTTON = (1132, 279)  # the update page's "Its version" row
     PRIMARY = (255, 185, 60)      # Theme.accent: a primary button's face
     W, H = 1280, 800
@@ -31,8 +35,9 @@ class OperatorMenu:
         self.vb.tap(*point, self.W, self.H)
         time.sleep(wait)
 
-    def open_system_tab(self):
-        """As an operator: the service key (F12), the PIN tapped on the pad, the System tab."""
+    def open_menu(self):
+        """As an operator: the service key (F12), the PIN tapped on the pad; the menu opens
+        on its Screen tab."""
         self.kiosk.wait_active(180)
         # No wait for the start-up work (the tunes: minutes under TCG on one vCPU): the
         # PIN's PBKDF2 runs on a thread of its own, and the run loop feeds the watchdog.
@@ -51,7 +56,18 @@ class OperatorMenu:
             if opened() > before:
                 break
         require(opened() > before, "the operator menu did not open: the PIN typed twice on the pad was not taken")
+
+    def open_system_tab(self):
+        self.open_menu()
         self.tap(self.SYSTEM_TAB, 2.0)
+
+    def primary_button(self, name):
+        """The centre of a dialog's one bright primary button over the dimmed page (the
+        page's own buttons are at its right edge), or None."""
+        import numpy as np
+        a = self.kiosk.shot(name).array()[150:750, 250:1000]
+        ys, xs = np.nonzero((np.abs(a - np.array(self.PRIMARY)) < 40).all(axis=2))
+        return (int(xs.mean()) + 250, int(ys.mean()) + 150) if len(xs) > 2000 else None
 
     def ocr(self, name):
         """A screendump (NAME.png in the workdir) read by tesseract."""
@@ -126,18 +142,15 @@ class OperatorMenu:
         # The dialog's Install: the one bright primary button in the middle of the screen,
         # over the dimmed page (the page's own Install and Done are at its right edge).
         # Tapped again if the dialog is not up yet (a busy emulated guest can miss a tap).
-        import numpy as np
-        xs = []
+        button = None
         for attempt in range(3):
             self.tap(self.INSTALL_BUTTON, 2.0)
-            a = self.kiosk.shot("ab-menu-02-dialog").array()[150:750, 250:1000]
-            ys, xs = np.nonzero((np.abs(a - np.array(self.PRIMARY)) < 40).all(axis=2))
-            if len(xs) > 2000:
+            button = self.primary_button("ab-menu-02-dialog")
+            if button:
                 break
-        require(len(xs) > 2000, "no confirmation dialog with an Install button on the screen")
+        require(button, "no confirmation dialog with an Install button on the screen")
         t0 = time.monotonic()
-        xs, ys = xs + 250, ys + 150
-        self.tap((int(xs.mean()), int(ys.mean())), 3.0)
+        self.tap(button, 3.0)
         self.kiosk.shot("ab-menu-03-installing")
         while time.monotonic() < t0 + timeout:
             rc, log = self.sh("journalctl -b -u boardwalk.service -o cat | grep -e '^update: ' | tail -1")
