@@ -83,7 +83,7 @@ let package = Package(
         .target(name: "FindTheBall", dependencies: ["GameCore", "UI", "Graphics", "Input", "Audio"], path: "Tests/FindTheBall"),
         .testTarget(name: "FindTheBallTests", dependencies: gameTestDependencies("FindTheBall") + ["Arcade"], exclude: ["References"]),
         .testTarget(name: "ArcadeTests", dependencies: ["Arcade", "Platform", "Graphics", "Input", "Audio", "UI", "Display",
-                                                        "GameCore", "BeatZombies", "GuessPicture", "TestSupport"], exclude: ["References"]),
+                                                        "GameCore", "BeatZombies", "GuessPicture", "ScreenGeometry", "TestSupport"], exclude: ["References"]),
     ],
     swiftLanguageModes: [.v6]
 )
