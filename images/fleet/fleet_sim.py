@@ -58,17 +58,7 @@ def make_bundle(work, version, size_mb):
             subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
                             "-subj", "/CN=boardwalk fleet sim", "-keyout", f"{keys}/key.pem", "-out", f"{keys}/cert.pem"],
                            check=True, capture_output=True)
-    src = os.path.join(work, "bundle-" + version)
-    os.makedirs(src)
-    with open(os.path.join(src, "rootfs.img"), "wb") as f:
-        f.write(os.urandom(size_mb << 20))
-    with open(os.path.join(src, "manifest.raucm"), "w") as f:
-        f.write(f"[update]\ncompatible={COMPATIBLE}\nversion={version}\n[bundle]\nformat=verity\n"
-                "[image.rootfs]\nfilename=rootfs.img\n")
-    out = os.path.join(work, f"boardwalk-{version}.raucb")
-    subprocess.run(["rauc", "bundle", f"--cert={keys}/cert.pem", f"--key={keys}/key.pem", src, out],
-                   check=True, capture_output=True)
-    return out
+    return goosebit_server.signed_bundle(work, version, COMPATIBLE, keys, size_mb << 20)
 
 
 class Cabinets:

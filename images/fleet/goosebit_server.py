@@ -150,6 +150,22 @@ class Goosebit:
         return proc_usage(self.proc.pid)
 
 
+def signed_bundle(directory, version, compatible, keys, image_bytes):
+    """A RAUC bundle made by this machine's rauc in DIRECTORY: VERSION and COMPATIBLE in its
+    manifest, an IMAGE_BYTES random root image, signed with KEYS/cert.pem and key.pem."""
+    src = os.path.join(directory, "bundle-" + version)
+    os.makedirs(src)
+    with open(os.path.join(src, "rootfs.img"), "wb") as f:
+        f.write(os.urandom(image_bytes))
+    with open(os.path.join(src, "manifest.raucm"), "w") as f:
+        f.write(f"[update]\ncompatible={compatible}\nversion={version}\n[bundle]\nformat=verity\n"
+                "[image.rootfs]\nfilename=rootfs.img\n")
+    out = os.path.join(directory, f"boardwalk-{version}.raucb")
+    subprocess.run(["rauc", "bundle", f"--cert={keys}/cert.pem", f"--key={keys}/key.pem", src, out],
+                   check=True, capture_output=True)
+    return out
+
+
 def proc_usage(pid):
     """A process's CPU seconds (user + system) and resident memory in MB, from /proc."""
     with open(f"/proc/{pid}/stat") as f:

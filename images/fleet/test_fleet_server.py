@@ -26,17 +26,7 @@ KEYS = os.environ.get("BOARDWALK_RAUC_DEV_KEYRING", "/var/cache/boardwalk/images
 
 def bundle(tmp, version, compatible="boardwalk-qemu-x86_64"):
     """A small signed RAUC bundle (rauc on this machine) with VERSION in its manifest."""
-    src = os.path.join(tmp, "in-" + version)
-    os.makedirs(src)
-    with open(os.path.join(src, "rootfs.img"), "wb") as f:
-        f.write(os.urandom(64 * 1024))
-    with open(os.path.join(src, "manifest.raucm"), "w") as f:
-        f.write(f"[update]\ncompatible={compatible}\nversion={version}\n[bundle]\nformat=verity\n"
-                "[image.rootfs]\nfilename=rootfs.img\n")
-    out = os.path.join(tmp, f"b-{version}.raucb")
-    subprocess.run(["rauc", "bundle", f"--cert={KEYS}/cert.pem", f"--key={KEYS}/key.pem", src, out],
-                   check=True, capture_output=True)
-    return out
+    return goosebit_server.signed_bundle(tmp, version, compatible, KEYS, 64 * 1024)
 
 
 class ReportAgainstGoosebit(unittest.TestCase):
