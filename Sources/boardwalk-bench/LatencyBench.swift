@@ -29,12 +29,13 @@ func latencyBench(stateDirectory: String, taps: Int) -> [ReportRow] {
         return [ReportRow(section: "latency", name: name, figures: [], notes: [("error", "\(error)")])]
     }
     let store = StateStore(directory: stateDirectory, now: monotonicSeconds())
+    let catalog = GameCatalog.standard
     let kiosk = Kiosk(screen: Screen(width: 800, height: 480), settings: settings, store: store,
-                      sound: RecordingSoundBoard(), catalog: .standard, now: monotonicSeconds())
+                      sound: RecordingSoundBoard(), catalog: catalog, now: monotonicSeconds())
     let frames = FrameDriver(kiosk: kiosk, presenter: presenter, now: monotonicSeconds())
     // The live kiosk decodes each game's pictures off its loop once the menu is up
     // (`LiveRunner.warmUpGames`); a cabinet's taps come after that.
-    for warmUp in GameCatalog.standard.games.compactMap(\.warmUp) { warmUp(kiosk.settings.kiosk.dataDir) }
+    for warmUp in catalog.games.compactMap(\.warmUp) { warmUp(kiosk.settings.kiosk.dataDir) }
     kiosk.keepInputToPhotonSamples()
     // The same moments every run (a linear congruential step; only the spread matters).
     var seed: UInt64 = 46

@@ -50,15 +50,25 @@ private final class GridPresenter: Presenter {
 /// When the loop draws a frame (`FrameDriver.drawTime`): at once for an input, as late
 /// before the vblank as the frame's cost allows for a picture that only moves on.
 final class FramePacingTests: XCTestCase {
+    /// A headless runner's kiosk, drawn on a grid panel by a driver on the panel's clock.
+    private func kioskOnAGridPanel(drawCost: Double) throws -> (Kiosk, GridPresenter, FrameDriver) {
+        let (runner, _) = try makeRunner(self)
+        let panel = GridPresenter(width: 800, height: 480, drawCost: drawCost)
+        panel.clock = runner.now
+        let frames = FrameDriver(kiosk: runner.kiosk, presenter: panel, now: panel.clock, clock: { panel.clock })
+        return (runner.kiosk, panel, frames)
+    }
+
+    /// A tap on the menu's first tile.
+    private func openBeatZombies(_ kiosk: Kiosk, at time: Double) {
+        kiosk.handle(.touch(TouchEvent(phase: .down, id: 1, x: 110, y: 240, time: time)), now: time)
+        kiosk.handle(.touch(TouchEvent(phase: .up, id: 1, x: 110, y: 240, time: time)), now: time)
+    }
     /// Beat Zombies in play (its lawn moves every frame) with taps on the lawn at moments
     /// unrelated to the vblanks, on a loop that runs the kiosk as `LiveRunner` does: each
     /// tap's time to the vblank that shows it.
     private func lawnLatencies(paced: Bool, drawCost: Double = 0.002) throws -> [Double] {
-        let (runner, _) = try makeRunner(self)
-        let kiosk = runner.kiosk
-        let panel = GridPresenter(width: 800, height: 480, drawCost: drawCost)
-        panel.clock = runner.now
-        let frames = FrameDriver(kiosk: kiosk, presenter: panel, now: panel.clock, clock: { panel.clock })
+        let (kiosk, panel, frames) = try kioskOnAGridPanel(drawCost: drawCost)
         var taps: [(at: Double, down: Bool)] = []
         var seed: UInt64 = 41
         var t = panel.clock + 0.5
@@ -68,8 +78,7 @@ final class FramePacingTests: XCTestCase {
             taps.append((t, true))
             taps.append((t + 0.05, false))
         }
-        kiosk.handle(.touch(TouchEvent(phase: .down, id: 1, x: 110, y: 240, time: panel.clock)), now: panel.clock)
-        kiosk.handle(.touch(TouchEvent(phase: .up, id: 1, x: 110, y: 240, time: panel.clock)), now: panel.clock)
+        openBeatZombies(kiosk, at: panel.clock)
         XCTAssertEqual(kiosk.mode, .game("beat_zombies"), "the first tile opens Beat Zombies")
         kiosk.keepInputToPhotonSamples()
         var next = 0
@@ -121,14 +130,9 @@ final class FramePacingTests: XCTestCase {
     }
 
     func testWhatIsDrawnAtOnce() throws {
-        let (runner, _) = try makeRunner(self)
-        let kiosk = runner.kiosk
-        let panel = GridPresenter(width: 800, height: 480, drawCost: 0.002)
-        panel.clock = runner.now
-        let frames = FrameDriver(kiosk: kiosk, presenter: panel, now: panel.clock, clock: { panel.clock })
+        let (kiosk, panel, frames) = try kioskOnAGridPanel(drawCost: 0.002)
         XCTAssertEqual(frames.drawTime(now: panel.clock), panel.clock, "the first frame repaints everything")
-        kiosk.handle(.touch(TouchEvent(phase: .down, id: 1, x: 110, y: 240, time: panel.clock)), now: panel.clock)
-        kiosk.handle(.touch(TouchEvent(phase: .up, id: 1, x: 110, y: 240, time: panel.clock)), now: panel.clock)
+        openBeatZombies(kiosk, at: panel.clock)
         XCTAssertEqual(frames.drawTime(now: panel.clock), panel.clock, "a frame that answers a tap")
         try frames.drawFrame(now: panel.clock)
         panel.clock = panel.pendingVblank!
@@ -145,13 +149,8 @@ final class FramePacingTests: XCTestCase {
     }
 
     func testAFrameThatCostsMostOfAPeriodIsNotHeldBack() throws {
-        let (runner, _) = try makeRunner(self)
-        let kiosk = runner.kiosk
-        let panel = GridPresenter(width: 800, height: 480, drawCost: 0.014)
-        panel.clock = runner.now
-        let frames = FrameDriver(kiosk: kiosk, presenter: panel, now: panel.clock, clock: { panel.clock })
-        kiosk.handle(.touch(TouchEvent(phase: .down, id: 1, x: 110, y: 240, time: panel.clock)), now: panel.clock)
-        kiosk.handle(.touch(TouchEvent(phase: .up, id: 1, x: 110, y: 240, time: panel.clock)), now: panel.clock)
+        let (kiosk, panel, frames) = try kioskOnAGridPanel(drawCost: 0.014)
+        openBeatZombies(kiosk, at: panel.clock)
         for _ in 0..<3 {
             try frames.drawFrame(now: panel.clock)
             panel.clock = panel.pendingVblank!

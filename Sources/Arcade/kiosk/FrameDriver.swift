@@ -43,7 +43,7 @@ public final class FrameDriver {
     public func drawFrame(now: Double, force: Bool = false) throws(DisplayError) -> Bool {
         let started = clock()
         let figures = kiosk.reporting.figures
-        let paced = !figures.inputAwaitsFrame && !presenter.needsFullRedraw
+        let paced = !mustDrawAtOnce
         if presenter.needsFullRedraw { kiosk.screen.invalidateAll() }
         let damage = kiosk.renderFrame(now: now)
         guard !damage.isEmpty || force else {
@@ -73,8 +73,7 @@ public final class FrameDriver {
     /// cost allows: drawn straight after a flip, it would hold the screen for a period,
     /// and a finger arriving meanwhile would wait behind it for up to two.
     public func drawTime(now: Double) -> Double {
-        guard !kiosk.reporting.figures.inputAwaitsFrame, !presenter.needsFullRedraw,
-              let interval = presenter.refreshInterval, interval > 0,
+        guard !mustDrawAtOnce, let interval = presenter.refreshInterval, interval > 0,
               let shown = presenter.lastShownAt else { return now }
         let lead = (pacedCosts.max() ?? FrameDriver.firstLead) + FrameDriver.wakeMargin
         // A frame that costs most of a period has no time to wait.
@@ -82,6 +81,9 @@ public final class FrameDriver {
         let nextVblank = shown + interval * (((now - shown) / interval).rounded(.down) + 1)
         return max(now, nextVblank - lead)
     }
+
+    /// The wanted frame answers an input or repaints the whole screen.
+    private var mustDrawAtOnce: Bool { kiosk.reporting.figures.inputAwaitsFrame || presenter.needsFullRedraw }
 
     /// After a present and after the presenter's flip events: a frame newly on screen
     /// ends the input-to-photon time of the input it answers.
