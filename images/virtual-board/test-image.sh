@@ -16,6 +16,9 @@ vb_test_image() {
     # frame can take minutes there. Only the start timeout is relaxed; all else is as shipped.
     mkdir -p "$root/etc/systemd/system/boardwalk.service.d"
     printf '[Service]\nTimeoutStartSec=300\n' > "$root/etc/systemd/system/boardwalk.service.d/virtual-board.conf"
+    # The same for the display the kiosk's unit waits for (systemd's 90 s by default).
+    mkdir -p "$root/etc/systemd/system/sys-subsystem-boardwalk-display.device.d"
+    printf '[Unit]\nJobRunningTimeoutSec=300\n' > "$root/etc/systemd/system/sys-subsystem-boardwalk-display.device.d/virtual-board.conf"
     # The hardware watchdog (the disk board's i6300esb) at 60 s, not the boards' 15 s: an
     # emulated CPU starved by a loaded host once left PID 1 unfed long enough for a reset
     # in the middle of a boot (2026-12-06, load 10-14).
