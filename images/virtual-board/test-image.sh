@@ -24,6 +24,10 @@ vb_test_image() {
     # in the middle of a boot (2026-12-06, load 10-14).
     mkdir -p "$root/etc/systemd/system.conf.d"
     printf '[Manager]\nRuntimeWatchdogSec=60s\n' > "$root/etc/systemd/system.conf.d/virtual-board.conf"
+    # The state disk's driver before coldplug, as a Pi's initramfs has found the SD card (the
+    # state partition's disk) before systemd starts: the kiosk's unit waits for the mount.
+    mkdir -p "$root/etc/modules-load.d"
+    echo virtio_blk > "$root/etc/modules-load.d/virtual-board.conf"
     # The serial console carries kernel lines and test markers, not a login prompt.
     ln -sf /dev/null "$root/etc/systemd/system/serial-getty@ttyS0.service"
     ln -sf /dev/null "$root/etc/systemd/system/serial-getty@ttyAMA0.service"
