@@ -169,7 +169,8 @@ bw_kernel() {
 }
 
 # bw_install_units ROOT: the kiosk's systemd units, its user (sysusers), tmpfiles, udev
-# rules (70: the backlight) and the USB sticks mounted only while the kiosk asks
+# rules (70: the backlight, the display the unit waits for), ALSA's core loaded at boot
+# (modules-load.d) and the USB sticks mounted only while the kiosk asks
 # (boardwalk-usb.path and .service, /usr/lib/boardwalk/usb-sticks). `make install`, the
 # images and the Debian package (debian/rules) all install these.
 bw_install_units() {
@@ -180,6 +181,7 @@ bw_install_units() {
     install -D -m 0644 "$BW_REPO/systemd/boardwalk.sysusers" "$root/usr/lib/sysusers.d/boardwalk.conf"
     install -D -m 0644 "$BW_REPO/systemd/boardwalk.tmpfiles" "$root/usr/lib/tmpfiles.d/boardwalk.conf"
     install -D -m 0644 "$BW_REPO/systemd/70-boardwalk.rules" "$root/usr/lib/udev/rules.d/70-boardwalk.rules"
+    install -D -m 0644 "$BW_REPO/systemd/boardwalk-modules.conf" "$root/usr/lib/modules-load.d/boardwalk.conf"
     install -D -m 0755 "$BW_REPO/systemd/boardwalk-usb-sticks" "$root/usr/lib/boardwalk/usb-sticks"
     # An older install's rule, which mounted every stick at plug-in.
     rm -f "$root/usr/lib/udev/rules.d/80-boardwalk-usb.rules"
@@ -220,6 +222,8 @@ bw_install_system() {
     # longer. A board without one: systemd finds no device and goes on.
     printf '[Manager]\nShowStatus=no\nRuntimeWatchdogSec=15s\n' > "$root/etc/systemd/system.conf.d/boardwalk.conf"
     bw_lockdown "$root"
+    # What Debian starts at every boot that a kiosk never needs (boot time).
+    for u in $(sed -e 's/#.*//' "$BW_REPO/systemd/image-masks"); do ln -sf /dev/null "$root/etc/systemd/system/$u"; done
     # Logs in RAM: the root is read-only and an SD card should not wear out on logs.
     printf '[Journal]\nStorage=volatile\nRuntimeMaxUse=16M\n' > "$root/etc/systemd/journald.conf.d/boardwalk.conf"
     echo boardwalk > "$root/etc/hostname"

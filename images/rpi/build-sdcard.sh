@@ -108,6 +108,44 @@ else
     own_overlays=yes
 fi
 
+# The initramfs and the kernel the firmware reads from the card at every boot, cut to what a
+# kiosk's boot needs: Debian's generic initramfs (MODULES=most: every storage and file
+# system driver, 36.8 MB) becomes one with the modules of initramfs-modules that this
+# kernel has (MODULES=list: the SD card's controller and ext4), made again in the root
+# (mkinitramfs under qemu-user); an uncompressed arm64 Image on the boot partition (Debian's:
+# 37.7 MB) is gzip'd, which the firmware of the Pi 3, 4, 5 and Zero 2 W unpacks itself
+# (config.txt's kernel= may name a gzip archive of an Image).
+bw_rpi_boot_files() {
+    local root=$1 boot=$1/boot/firmware kver m f mods old new
+    mkdir -p "$root/etc/initramfs-tools/conf.d"
+    printf '# Boardwalk (images/rpi/build-sdcard.sh): only the modules in ../modules.\nMODULES=list\n' \
+        > "$root/etc/initramfs-tools/conf.d/boardwalk.conf"
+    for kver in $(ls "$root/usr/lib/modules"); do
+        [ -f "$root/boot/initrd.img-$kver" ] || continue
+        mods=$(sed -e 's/#.*//' "$HERE/initramfs-modules" | while read -r m; do
+            [ -z "$m" ] || ! modprobe -d "$root" -S "$kver" --show-depends "$m" >/dev/null 2>&1 || echo "$m"; done)
+        { echo "# Boardwalk (images/rpi/initramfs-modules): what this kernel has of them."; echo "$mods"; } \
+            > "$root/etc/initramfs-tools/modules"
+        old=$(du -k "$root/boot/initrd.img-$kver" | cut -f1)
+        cp "$root/boot/initrd.img-$kver" "$work/initrd-generic"
+        chroot "$root" mkinitramfs -o "/boot/initrd.img-$kver" "$kver" >&2 || bw_die "mkinitramfs failed for $kver"
+        new=$(du -k "$root/boot/initrd.img-$kver" | cut -f1)
+        # Where the kernel hooks copied the generic one (raspi-firmware: initrd.img-VERSION).
+        for f in "$boot"/*; do
+            [ -f "$f" ] && cmp -s "$f" "$work/initrd-generic" && cp "$root/boot/initrd.img-$kver" "$f"
+        done
+        bw_log "initramfs $kver: ${old} KiB -> ${new} KiB (modules: $(echo $mods))"
+    done
+    for f in "$boot"/*; do
+        # An arm64 Image has "ARM\x64" at byte 56.
+        [ -f "$f" ] && [ "$(dd if="$f" bs=1 skip=56 count=4 status=none 2>/dev/null)" = $'ARM\x64' ] || continue
+        old=$(du -k "$f" | cut -f1)
+        gzip -9n < "$f" > "$f.gz" && mv "$f.gz" "$f"
+        bw_log "kernel $(basename "$f"): ${old} KiB -> $(du -k "$f" | cut -f1) KiB (gzip)"
+    done
+}
+bw_rpi_boot_files "$root"
+
 bw_install_system "$root"
 bw_enable_exporter "$root" "$profile"
 bw_install_kiosk "$root" "$bin" "$profile"

@@ -11,7 +11,8 @@ partitions through mtools (`mdir`, `mtype` with an @@offset), the ext4 ones thro
 boot partitions of slots A and B, 4 extended, 5 and 6 equal root slots, 7 state), the disk
 id the slots are named by; autoboot.txt (tryboot_a_b=1, slot A's partition committed, slot
 B's under [tryboot]) and the slots' states beside it; on each boot partition the Pi firmware
-(bootcode.bin, start*.elf, fixup*.dat), the kernel and initramfs that config.txt names, the
+(bootcode.bin, start*.elf, fixup*.dat), the kernel and initramfs that config.txt names (Debian's
+kernel gzip'd, the initramfs at most 16 MB: the kiosk's cut one), the
 board's DTBs, config.txt with arm_64bit=1 and the profile's lines, this project's display
 overlays the profile names (as boards/overlays compiles them, applying to the card's own DTB
 with fdtoverlay) and a panel's init file in /usr/lib/firmware, cmdline.txt with the
@@ -42,6 +43,9 @@ from cardimage import partitions, profile_get  # noqa: E402
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # The device trees each board's firmware loads, as Debian's kernel names them (raspi-firmware
 # copies broadcom/bcm*.dtb; the Pi 4 and Zero 2 W firmware look for these names).
+# The initramfs a card's boot reads (build-sdcard.sh: MODULES=list); Debian's generic one is
+# 36.8 MB.
+INITRD_LIMIT = 16_000_000
 BOARD_DTBS = {
     "rpi4": ["bcm2711-rpi-4-b.dtb", "bcm2711-rpi-400.dtb"],
     "rpi-zero2w": ["bcm2837-rpi-zero-2-w.dtb"],
@@ -161,12 +165,30 @@ class CardTest:
         assert m and m.group(1) in self.names[2], f"config.txt names kernel {m.group(1) if m else None}, not on the card"
         m2 = re.search(r"^initramfs (\S+)", text, re.M)
         assert m2 and m2.group(1) in self.names[2], f"config.txt names initramfs {m2.group(1) if m2 else None}, not on the card"
+        self.kernel_name, self.initrd_name = m.group(1), m2.group(1)
         fragment = os.path.join(REPO, "boards", profile_get(self.profile, "boot", "config_txt"))
         for line in open(fragment):
             line = line.strip()
             if line and not line.startswith("#"):
                 assert line in lines, f"config.txt lacks the profile's line {line!r}"
         return f"arm_64bit=1, kernel={m.group(1)}, initramfs {m2.group(1)}, the profile's lines"
+
+    def boot_read(self):
+        """What the firmware reads from the card at every boot (build-sdcard.sh
+        bw_rpi_boot_files): Debian's kernel gzip'd, an initramfs of the root's modules only."""
+        sizes = {}
+        for name in (self.kernel_name, self.initrd_name):
+            dest = os.path.join(self.tmp, name)
+            self.fat(2, "mcopy", "-o", "::/" + name, dest)
+            sizes[name] = os.path.getsize(dest)
+            with open(dest, "rb") as f:
+                head = f.read(64)
+            if name == self.kernel_name and name.endswith("-arm64"):
+                assert head[:2] == b"\x1f\x8b", f"{name} is not gzip'd (the firmware unpacks a gzip'd Image)"
+        assert sizes[self.initrd_name] <= INITRD_LIMIT, \
+            f"{self.initrd_name} is {sizes[self.initrd_name] / 1e6:.1f} MB: not the kiosk's cut one (at most {INITRD_LIMIT / 1e6:.0f} MB)"
+        return (f"{self.kernel_name} {sizes[self.kernel_name] / 1e6:.1f} MB, {self.initrd_name} "
+                f"{sizes[self.initrd_name] / 1e6:.1f} MB: {sum(sizes.values()) / 1e6:.1f} MB read at boot")
 
     def overlays(self):
         """This project's display overlays (dtoverlay=boardwalk-* in config.txt) on a card with
@@ -365,6 +387,7 @@ def main():
         steps = (("autoboot.txt and the slots' states", t.autoboot, ()),
                  ("firmware partitions A and B", t.firmware, ()),
                  ("config.txt", t.config_txt, ("names",)),
+                 ("what the firmware reads at boot", t.boot_read, ("kernel_name",)),
                  ("display overlays", t.overlays, ("names", "kernel")),
                  ("cmdline.txt of each slot", t.cmdline_txt, ()),
                  ("fstab", t.fstab, ()),
