@@ -206,6 +206,12 @@ final class MetricsTests: XCTestCase {
         XCTAssertEqual(writer.writes, 2)
         k.tick(now: t0 + 125)
         XCTAssertEqual(writer.writes, 3)
+        // The run's start (the live kiosk's first frame) is written at the next tick.
+        k.reporting.runBegan()
+        k.tick(now: t0 + 126)
+        XCTAssertEqual(writer.writes, 4, "the run's start is written at once")
+        k.tick(now: t0 + 127)
+        XCTAssertEqual(writer.writes, 4, "then once a minute again")
         let m = try ParsedMetrics(try XCTUnwrap(readFile(writer.path)))
         XCTAssertEqual(m["boardwalk_plays_total", ["game": "memory"]], 1)
         XCTAssertEqual(m["boardwalk_build_info", ["version": "unknown", "image_id": "unknown", "slot": "unknown"]], 1)

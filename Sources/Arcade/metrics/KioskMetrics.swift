@@ -82,6 +82,11 @@ final class KioskReporting {
 
     var deadline: Double? { writer?.nextDeadline }
 
+    /// The run began (the first frame, its start counted): the next tick writes the metrics
+    /// file, so a fleet sees the restart within a scrape (`BoardwalkKioskRestarted` reads
+    /// `boardwalk_starts_total`), not up to a minute later.
+    func runBegan() { writer?.writeAtNextTry() }
+
     /// The metrics as they stand now.
     func snapshot(of kiosk: Kiosk, cpuSeconds: Double) -> MetricsSnapshot {
         MetricsSnapshot(books: kiosk.store.bookkeeping(games: kiosk.shelf.catalog.ids, now: kiosk.now), version: systemVersion,

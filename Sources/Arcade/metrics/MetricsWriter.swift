@@ -25,6 +25,9 @@ final class MetricsWriter {
     /// When the next write is due, for the loop's timer.
     var nextDeadline: Double { (lastAttempt ?? -Double.infinity) + Self.interval }
 
+    /// Makes the next `writeIfDue` write, whatever the minute: news a scrape should have now.
+    func writeAtNextTry() { lastAttempt = nil }
+
     /// Writes `text()` when a minute has passed since the last try; says whether it wrote.
     /// `text` is only built when a write is due.
     @discardableResult

@@ -238,6 +238,7 @@ public final class LiveRunner {
             Log.notice("first frame on screen")
             // Only a start that got this far writes state (crash count, start count, marker).
             store.beginRun(now: now)
+            kiosk.reporting.runBegan()
             backoff.recordSuccess()
             loop.after(0.05) { [weak self] in
                 self?.startAudio()
