@@ -11,9 +11,9 @@ to the first frame, the boot step by step), display (the kiosk on screen, a real
 touchscreen's recording replayed), sound (a tap and a zombie beaten, heard in the
 recording), cabinet (coins), lockdown (user, hardening, a passer-by's keyboard, the
 console back), faults (SIGSEGV, a frozen loop, an unwritable, corrupt or missing state
-partition, a power cut), monitoring (the node exporter, the idle menu's CPU per thread),
-storage (SD card wear, every crash point of the state writes) and updates (the A/B disk
-board, x86). Screenshots, the serial log, the wav and the guest journal are left in the
+partition, a power cut), monitoring (the node exporter, an alert fired and resolved by a
+real Prometheus, the idle menu's CPU per thread), storage (SD card wear, every crash
+point of the state writes) and updates (the A/B disk board, x86). Screenshots, the serial log, the wav and the guest journal are left in the
 workdir. The last line is 'N passed, N failed'. Python 3 and numpy.
 """
 import argparse
@@ -40,7 +40,7 @@ FIRST_BOOT = [
     startup.no_clock, startup.boot_steps, display.screen, lockdown.user, lockdown.hardening, lockdown.passer_by,
     lockdown.root_readonly, monitoring.metrics, cabinet.coin, faults.state_unwritable, monitoring.idle_cpu,
     storage.wear, sound.tap_and_sound, display.evemu, sound.beat_a_zombie, faults.segv, faults.watchdog,
-    lockdown.stop, lockdown.exit_to_console,
+    monitoring.alert, lockdown.stop, lockdown.exit_to_console,
 ]
 # The checks that run on some boards only: "arm64" on that board alone; "ledger" where the
 # state disk's writes are logged (the wear and crash-point steps, ~3 min: on the x86 board,
@@ -49,7 +49,7 @@ FIRST_BOOT = [
 # (qemu-x86_64; the arm64 board's profile has none, so its root stays without the
 # exporter's packages).
 RUNS_WHERE = {startup.no_clock: "arm64", startup.boot_steps: "ledger", storage.wear: "ledger",
-              monitoring.metrics: "exporter"}
+              monitoring.metrics: "exporter", monitoring.alert: "exporter"}
 # After the first boot: its write log replayed, then boards of their own, then the A/B
 # disk board (x86; the rollback starts from the updated board).
 AFTER = [storage.crash_points, faults.broken_state, faults.coin_power_cut, updates.update, updates.rollback]

@@ -1,11 +1,13 @@
 """What the fleet and the bench see: the node exporter on the board scraped from the host
-(the kiosk's version, a coin and a play), and the idle menu's CPU per thread."""
+(the kiosk's version, a coin and a play), an alert of the shipped rules fired and resolved
+by a real Prometheus, and the idle menu's CPU per thread."""
 import os
 import re
 import time
 
 from .. import procstat
-from ..kiosk import BELOW_TILES, SECOND_TILE
+from ..kiosk import BELOW_TILES, SECOND_TILE, wait_until
+from ..prometheus import TIME_SCALE, HostPrometheus
 from ..results import require
 from . import step
 
@@ -100,6 +102,42 @@ def photon_figures(series):
         return "none"
     longest = sum(v for key, v in series.items() if key[0] == "boardwalk_input_to_photon_max_seconds")
     return f"p50 {bound(0.5)}, p99 {bound(0.99)}, max {longest * 1000:.1f} ms"
+
+
+RESTARTED = "BoardwalkKioskRestarted"
+
+
+@step(f"alerts: a real Prometheus scraping the board fires {RESTARTED} when the kiosk is killed, then resolves it")
+def alert(k):
+    """Prometheus (Debian's) on the host scrapes the board's exporter every second as job
+    "cabinets" and evaluates fleet/prometheus/boardwalk-alerts.yml on a clock TIME_SCALE
+    times faster (boardtest/prometheus.py). The kiosk is killed (SIGKILL: nothing saved,
+    nothing said); systemd starts a new one, which writes its metrics file at its first
+    frame with one more start; the alert fires, and resolves once that start has left the
+    rule's window."""
+    require(k.vb.exporter_port, "the board profile names no [metrics] exporter_port")
+    with HostPrometheus(k.vb.workdir, f"127.0.0.1:{k.vb.exporter_host_port}") as prom:
+        starts = 'boardwalk_starts_total{job="cabinets"}'
+        # Two scrapes of the running kiosk first: the rule looks for a rise between them.
+        require(wait_until(lambda: prom.query(f"count_over_time({starts}[1m]) >= 2"), 60),
+                f"Prometheus has not scraped the kiosk's start count twice in 60 s (target: {prom.target_health()})")
+        require(not prom.alerts(RESTARTED), f"{RESTARTED} before the kill: {prom.alerts(RESTARTED)}")
+        pid = k.require_active()["MainPID"]
+        rc, out = k.sh(f"kill -KILL {pid}")
+        require(rc == 0, f"kill failed: {out}")
+        killed = time.monotonic()
+        require(k.wait_restarted(pid, 60), "the killed kiosk was not restarted within 60 s")
+        fired = wait_until(lambda: any(state == "firing" for state, _ in prom.alerts(RESTARTED)), 120)
+        require(fired, f"{RESTARTED} did not fire within 120 s of the restart (starts scraped: {prom.query(starts)}; "
+                       f"target: {prom.target_health()})")
+        t_fired = time.monotonic() - killed
+        instance = prom.alerts(RESTARTED)[0][1].get("instance")
+        resolved = wait_until(lambda: not prom.alerts(RESTARTED), 120)
+        require(resolved, f"{RESTARTED} still {prom.alerts(RESTARTED)} 120 s after it fired")
+        t_resolved = time.monotonic() - killed
+    return (f"Prometheus scraping 127.0.0.1:{k.vb.exporter_host_port} (instance {instance}), the shipped rules at "
+            f"{TIME_SCALE}x: {RESTARTED} firing {t_fired:.1f} s after SIGKILL, resolved {t_resolved:.1f} s after "
+            f"(its 15 min window: {900 / TIME_SCALE:g} s)")
 
 
 @step("idle menu: CPU per thread, once started")
