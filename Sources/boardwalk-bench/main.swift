@@ -13,7 +13,7 @@ usage: boardwalk-bench [--json] [--frames N] [--only SECTION[,SECTION]] [--size 
   --frames N   N measured frames per case, fixed work, no wall-clock-driven sections
                (the audio latency run is left out): for instruction counts under
                valgrind --tool=callgrind (see scripts/bench-callgrind.sh)
-  --size WxH   scene sizes (default 800x480, 1280x800 and 1920x1080)
+  --size WxH   scene and latency sizes (default 800x480, 1280x800 and 1920x1080)
   --scene      menu, attract, game-<id> (default all)
   --busy S     seconds of autoplay before a game is measured (default 12)
   --budget S   measured seconds per scene and phase, at least 10 frames (default 1.5; 0: no limit)
@@ -87,7 +87,7 @@ let sections: [(String, () -> [ReportRow])] = [
     ("scenes", { sceneBench(sceneOptions, stateDirectory: stateDirectory) }),
     ("copyout", { copyOutBench(iterations: deterministic ? 2 : 30) }),
     ("audio", { audioBench(deterministic: deterministic) }),
-    ("latency", { latencyBench(stateDirectory: stateDirectory + "/latency", taps: deterministic ? 10 : 60) }),
+    ("latency", { latencyBench(stateDirectory: stateDirectory + "/latency", taps: deterministic ? 10 : 60, sizes: sizes) }),
     // SDL2's software renderer on the same composition (bench/peers, built by `make bench`).
     ("peer", { peerBench(sizes: sizes, frames: deterministic ? frames : 60, directory: stateDirectory) }),
 ]
