@@ -125,14 +125,17 @@ def upgrade(menu):
     check(m is not None and m.groups() == ("1", "0", "0"),
           "the PIN's hash is in /var/lib/boardwalk/operator-pin, none in boardwalk.conf, and the kiosk took it "
           f"(hash lines, conf lines, journal warnings: {m.groups() if m else out[-200:]})")
-    # A board without a clock (the arm64 board starts at 1970, as a Pi does) gets its time
-    # from the network (Raspberry Pi OS: systemd-timesyncd) before apt trusts a Release file,
-    # which is "not valid yet" in 1970. The board's network reaches only this machine, so the
-    # test sets the clock as the time sync would.
-    _, year = con.run("date -u +%Y", 60)
-    if re.search(r"^19[0-9][0-9]$", year, re.M):
+    # A board without a clock (the arm64 board's RTC starts at 1970, as a Pi has none) boots
+    # with systemd's fallback time, its build's, and gets the time from the network
+    # (Raspberry Pi OS: systemd-timesyncd) before apt trusts a repository: a signature made
+    # after that fallback time is "not live until" then. The board's network reaches only
+    # this machine, so the test sets the clock as the time sync would.
+    _, said = con.run("date -u +%s", 60)
+    guest = re.search(r"^(\d{6,})$", said, re.M)
+    if guest and int(guest.group(1)) < time.time() - 60:
         con.run(f"date -u -s @{int(time.time())}", 60)
-        log(f"the board's clock said {year.strip()}: set to this machine's, as a time sync would")
+        log(f"the board's clock was {time.time() - int(guest.group(1)):.0f} s behind: set to this machine's, "
+            "as a time sync would")
     t = time.monotonic()
     rc, out = con.run("apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get upgrade -y -q", 900)
     log(f"apt-get update && apt-get upgrade: {time.monotonic() - t:.0f} s; served {len(fetched)} requests: "
