@@ -10,6 +10,16 @@ BW_SUITE=${BOARDWALK_SUITE:-bookworm}
 mkdir -p "$BW_CACHE" 2>/dev/null || true
 
 bw_log() { echo "[images] $*" >&2; }
+
+# bw_one_build_at_a_time "$0" ARGS...: runs the calling script again under the cache's lock
+# (once). The system test's two lanes (make test) build images side by side, and two builds
+# of one cached piece would share its .part files.
+bw_one_build_at_a_time() {
+    [ -z "${BW_BUILD_LOCKED:-}" ] || return 0
+    export BW_BUILD_LOCKED=1
+    # -o: the lock is flock's own, not inherited by anything the build leaves running.
+    exec flock -o "$BW_CACHE/.build.lock" "$@"
+}
 bw_die() { echo "[images] error: $*" >&2; exit 1; }
 
 # Package names from list files (comments and blank lines dropped) and from arguments that

@@ -19,6 +19,8 @@
 #                                             architecture with only DEB installed (apt), as a
 #                                             disk, kernel and initrd for the virtual board;
 #                                             with REPO, that repository its apt source
+#   scripts/deb.sh package-test OUTDIR ARCH   ARCH's package's test (below) in OUTDIR, upgrading
+#                                             from its VERSION~prev by file and from OUTDIR/apt-repo
 #   scripts/deb.sh stock-test OUTDIR ARCH     ARCH's VERSION~prev on a stock board, booted
 #                                             (test_stock_board.py), upgraded with apt from
 #                                             OUTDIR/apt-repo over HTTP
@@ -308,16 +310,24 @@ cmd_stock_test() {
     rm -f "$outdir/stock-board-$arch/disk.img"
 }
 
-# cmd_test_all OUTDIR [ARCH...]: each package in OUTDIR (or those of ARCHes) tested in its
-# architecture's fresh root, upgraded from its VERSION~prev, then on a stock Debian 13
-# system booted on that architecture's virtual board (make deb-test).
+# cmd_package_test OUTDIR ARCH: ARCH's package in OUTDIR tested in a fresh root of ARCH,
+# upgraded from its VERSION~prev by file and from OUTDIR/apt-repo (made first when missing).
+cmd_package_test() {
+    local outdir=$1 arch=$2 deb
+    deb=$(ls "$outdir"/boardwalk_*_"$arch".deb)
+    [ -d "$outdir/apt-repo" ] || cmd_apt_repo "$outdir/apt-repo" "$outdir"/boardwalk_*.deb
+    cmd_test "$arch" "$deb" "$(cmd_previous "$deb" "$outdir/previous")" "$outdir/apt-repo"
+}
+
+# cmd_test_all OUTDIR [ARCH...]: each package in OUTDIR (or those of ARCHes): its package
+# test, then a stock Debian 13 system booted on that architecture's virtual board (make deb-test).
 cmd_test_all() {
     local outdir=$1 deb arch arches=${*:2}
     cmd_apt_repo "$outdir/apt-repo" "$outdir"/boardwalk_*.deb
     for deb in "$outdir"/boardwalk_*.deb; do
         arch=$(dpkg-deb -f "$deb" Architecture)
         case " ${arches:-$arch} " in *" $arch "*) ;; *) log "not tested here: $deb"; continue ;; esac
-        cmd_test "$arch" "$deb" "$(cmd_previous "$deb" "$outdir/previous")" "$outdir/apt-repo"
+        cmd_package_test "$outdir" "$arch"
         cmd_stock_test "$outdir" "$arch"
     done
 }
@@ -326,6 +336,7 @@ main() {
     case "${1:-}" in
         all) shift; [ $# = 3 ] || die "usage: deb.sh all AMD64_BINARY ARM64_BINARY OUTDIR"; cmd_all "$@" ;;
         test-all) shift; [ $# -ge 1 ] || die "usage: deb.sh test-all OUTDIR [ARCH...]"; cmd_test_all "$@" ;;
+        package-test) shift; [ $# = 2 ] || die "usage: deb.sh package-test OUTDIR ARCH"; cmd_package_test "$@" ;;
         build) shift; [ $# = 3 ] || die "usage: deb.sh build ARCH BINARY OUTDIR"; cmd_build "$@" ;;
         lint) shift; [ $# -ge 1 ] || die "usage: deb.sh lint DEB..."; cmd_lint "$@" ;;
         test) shift; [ $# = 3 ] || [ $# = 4 ] || die "usage: deb.sh test ARCH NEW.deb OLD.deb [REPO]"; cmd_test "$@" ;;

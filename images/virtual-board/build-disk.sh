@@ -22,6 +22,7 @@ BOARDWALK_SUITE=${BOARDWALK_SUITE:-bookworm}
 # A test board: its bundles are signed with the development key (images/rauc.sh).
 export BOARDWALK_RAUC_DEV_KEYS=1
 source "$HERE/../lib.sh"
+bw_one_build_at_a_time "$0" $([ $bundle_only = no ] || echo --bundle-only) "$@"
 source "$HERE/test-image.sh"
 source "$HERE/../rauc.sh"
 source "$HERE/../fleet/fleet.sh"

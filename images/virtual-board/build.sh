@@ -30,6 +30,7 @@ case "$arch" in
 esac
 BOARDWALK_SUITE=$suite
 source "$HERE/../lib.sh"
+bw_one_build_at_a_time "$0" --arch "$arch" "$@"
 source "$HERE/test-image.sh"
 source "$HERE/../rauc.sh"
 
