@@ -290,7 +290,8 @@ cmd_previous() {
 # cmd_all AMD64_BINARY ARM64_BINARY OUTDIR: both packages (make deb), then lintian on both.
 cmd_all() {
     local outdir=$3
-    rm -rf "$outdir"/boardwalk_*.deb "$outdir/previous"
+    # An apt repository of the last build would hold the old packages.
+    rm -rf "$outdir"/boardwalk_*.deb "$outdir/previous" "$outdir/apt-repo"
     cmd_build amd64 "$1" "$outdir"
     cmd_build arm64 "$2" "$outdir"
     cmd_lint "$outdir"/boardwalk_*.deb
