@@ -216,10 +216,14 @@ EOF
         "$datadir" "${BW_SLOT_CHECK_LIMIT:-300}" "${BW_SLOT_CHECK_STARTS:-3}" > "$root/etc/boardwalk/slot-check.conf"
 }
 
+# Every bundle's squashfs: zstd. The board decompresses it while writing the slot, and zstd
+# costs little CPU there (a Pi, or an emulated x86); lz4 costs less, but goosebit, the
+# fleet's server, cannot read an lz4 bundle's manifest (its squashfs reader takes lz4 blocks
+# for lz4 frames) and refuses the upload.
+BW_RAUC_MKSQUASHFS_ARGS="-comp zstd"
+
 # bw_rauc_bundle ROOTFS_IMAGE VERSION COMPATIBLE OUT.raucb: a verity bundle holding the ext4
 # image for the rootfs slot, signed with bw_rauc_keys' key (and checked against its keyring).
-# lz4 inside the bundle: the board decompresses it while writing the slot, and lz4 costs the
-# least CPU there (a Pi, or an emulated x86).
 bw_rauc_bundle() {
     local img=$1 version=$2 compatible=$3 out=$4 keys dir
     [ -s "$img" ] || bw_die "no root image at $img"
@@ -245,7 +249,7 @@ EOF
     local part=${out%.raucb}.part.raucb
     rm -f "$out" "$part"
     rauc bundle --cert="$keys/cert.pem" --key="$keys/key.pem" --keyring="$keys/keyring.pem" \
-        --mksquashfs-args="-comp lz4" "$dir" "$part" >&2 || { rm -rf "$dir"; bw_die "rauc bundle failed"; }
+        --mksquashfs-args="$BW_RAUC_MKSQUASHFS_ARGS" "$dir" "$part" >&2 || { rm -rf "$dir"; bw_die "rauc bundle failed"; }
     rm -rf "$dir"
     mv "$part" "$out"
     bw_log "rauc: bundle $out ($version, $(du -m "$out" | cut -f1) MB)"

@@ -62,7 +62,7 @@ class VirtualBoard:
                  serial_console=False, open_network=False):
         self.arch = arch
         # guestfwd: (port, host port) pairs: the guest's connections to 10.0.2.100:port go to
-        # 127.0.0.1:host port on this machine (the fleet's server, fleet_check.py); nothing
+        # 127.0.0.1:host port on this machine (the fleet's server, boardtest/fleet_server.py); nothing
         # else outside is reachable (restrict=on).
         self.guestfwd = list(guestfwd)
         # serial_console: the serial port also takes input (type_serial), for a guest without

@@ -1,5 +1,5 @@
 """goosebit (PyPI), a small server of hawkBit's device API (DDI), run on this machine for the
-fleet's tests: the A/B board's update through the server (images/virtual-board/fleet_check.py)
+fleet's tests: the A/B board's update through the server (images/boardtest/fleet_server.py)
 and the simulated fleet (images/fleet/fleet_sim.py). Installed once per version into a
 virtualenv under the cache (BOARDWALK_FLEET_CACHE, default /var/cache/boardwalk/fleet);
 each server gets its own database and artifacts in a work directory, listens on 127.0.0.1
@@ -22,8 +22,11 @@ CACHE = os.environ.get("BOARDWALK_FLEET_CACHE", "/var/cache/boardwalk/fleet")
 
 
 def venv(version=VERSION, log=sys.stderr):
-    """The virtualenv holding goosebit VERSION, made once (python3-venv, pip from PyPI)."""
-    d = os.path.join(CACHE, f"goosebit-{version}")
+    """The virtualenv holding goosebit VERSION, made once (python3-venv, pip from PyPI), with
+    zstandard: goosebit reads each uploaded bundle's manifest from its squashfs, and our
+    bundles' squashfs is zstd (images/rauc.sh), which its reader (PySquashfsImage) needs the
+    module for."""
+    d = os.path.join(CACHE, f"goosebit-{version}-zstd")
     if os.path.exists(os.path.join(d, ".complete")):
         return d
     shutil.rmtree(d, ignore_errors=True)
@@ -31,7 +34,7 @@ def venv(version=VERSION, log=sys.stderr):
     print(f"goosebit: installing {version} from PyPI into {d}", file=log, flush=True)
     subprocess.run([sys.executable if sys.executable.startswith("/usr/") else "python3", "-m", "venv", d],
                    check=True, stdout=log, stderr=log)
-    subprocess.run([os.path.join(d, "bin", "pip"), "install", "-q", f"goosebit=={version}"],
+    subprocess.run([os.path.join(d, "bin", "pip"), "install", "-q", f"goosebit=={version}", "zstandard"],
                    check=True, stdout=log, stderr=log)
     open(os.path.join(d, ".complete"), "w").close()
     return d

@@ -304,7 +304,7 @@ EOF
 part=${bundle%.raucb}.part.raucb
 rm -f "$bundle" "$part"
 rauc bundle --cert="$keys/cert.pem" --key="$keys/key.pem" --keyring="$keys/keyring.pem" \
-    --mksquashfs-args="-comp lz4" "$work/bundle" "$part" >&2 || bw_die "rauc bundle failed"
+    --mksquashfs-args="$BW_RAUC_MKSQUASHFS_ARGS" "$work/bundle" "$part" >&2 || bw_die "rauc bundle failed"
 mv "$part" "$bundle"
 # The card's own RAUC (trixie's, under qemu-user) reads its system.conf and checks the bundle
 # against the card's keyring: what `rauc install` on the board does first.

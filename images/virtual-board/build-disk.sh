@@ -18,7 +18,8 @@ set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 bundle_only=no
 if [ "${1:-}" = --bundle-only ]; then bundle_only=yes; shift; fi
-BOARDWALK_SUITE=${BOARDWALK_SUITE:-bookworm}
+# Debian 13, as the Pi cards: its GLib runs the fleet updater (images/fleet/fleet.sh).
+BOARDWALK_SUITE=${BOARDWALK_SUITE:-trixie}
 # A test board: its bundles are signed with the development key (images/rauc.sh).
 export BOARDWALK_RAUC_DEV_KEYS=1
 source "$HERE/../lib.sh"
@@ -52,7 +53,8 @@ kver=$(cat "$kdir/version")
 # The fleet updater (images/fleet/) where the suite's libraries run Debian's package.
 fleet_pkgs=""
 bw_fleet_supported "$BW_SUITE" && fleet_pkgs=$BW_FLEET_DIR/packages.txt
-tar=$(bw_root_tar "$arch" "$BW_IMAGES/packages.txt" "$BW_IMAGES/packages-test.txt" "$BW_IMAGES/packages-rauc.txt" grub-common $fleet_pkgs)
+tar=$(bw_root_tar "$arch" "$BW_IMAGES/packages.txt" "$BW_IMAGES/packages-test.txt" "$BW_IMAGES/packages-rauc.txt" grub-common \
+    $fleet_pkgs $(bw_exporter_packages "$profile"))
 keys=$(bw_rauc_keys)
 cmdline=$(bw_cmdline "$profile")
 
@@ -151,6 +153,8 @@ if [ ! -s "$base" ]; then
     install -m 0644 "$kdir/vmlinuz" "$tmp/boot/vmlinuz"
     make_initramfs "$tmp/boot/initrd.img"
     vb_test_image "$tmp" "$HERE/guest"
+    # The profile's node exporter and its network (DHCP): the fleet's server is reached there too.
+    bw_enable_exporter "$tmp" "$profile"
     [ -z "$fleet_pkgs" ] || bw_fleet_install "$tmp" "$arch"
     # The root is the slot, mounted read-only by the initramfs (no line here). The ESP holds
     # GRUB's environment (RAUC writes it) and the slot check's record; the state disk is

@@ -2,7 +2,7 @@
 """The system test: the kiosk's image on the virtual board, checked the way a person would.
 
     images/virtual-board/test_system.py [--binary .build/release/boardwalk] [--workdir out/system-test]
-                                        [--host-binary B] [--only STEPS]
+                                        [--host-binary B] [--only STEPS] [--skip STEPS]
 
 Builds the image for the binary's CPU (x86_64, or arm64 on QEMU's virt machine; cached:
 only the binary's overlay is packed on a warm run), boots it under QEMU (TCG) and runs
@@ -13,7 +13,7 @@ recording), cabinet (coins), lockdown (user, hardening, a passer-by's keyboard, 
 console back), faults (SIGSEGV, a frozen loop, an unwritable, corrupt or missing state
 partition, a power cut), monitoring (the node exporter, an alert fired and resolved by a
 real Prometheus, the idle menu's CPU per thread), storage (SD card wear, every crash
-point of the state writes) and updates (the A/B disk board, x86). Screenshots, the serial log, the wav and the guest journal are left in the
+point of the state writes) and updates (the A/B disk board, x86, with a DDI server for the fleet's way). Screenshots, the serial log, the wav and the guest journal are left in the
 workdir. The last line is 'N passed, N failed'. Python 3 and numpy.
 """
 import argparse
@@ -52,7 +52,7 @@ RUNS_WHERE = {startup.no_clock: "arm64", startup.boot_steps: "ledger", storage.w
               monitoring.metrics: "exporter", monitoring.alert: "exporter"}
 # After the first boot: its write log replayed, then boards of their own, then the A/B
 # disk board (x86; the rollback starts from the updated board).
-AFTER = [storage.crash_points, faults.broken_state, faults.coin_power_cut, updates.update, updates.rollback]
+AFTER = [storage.crash_points, faults.broken_state, faults.coin_power_cut, updates.update, updates.rollback, updates.fleet]
 MODULES = (startup, display, sound, cabinet, lockdown, faults, monitoring, storage, updates)
 
 
@@ -91,7 +91,7 @@ def first_boot(args, image, testdata, host_binary, results, only):
                 booted = False
         if booted:
             for fn in FIRST_BOOT:
-                if not runs[RUNS_WHERE.get(fn)] or (only and fn.__name__ not in only):
+                if not runs[RUNS_WHERE.get(fn)] or (only and fn.__name__ not in only) or fn.__name__ in args.skip:
                     continue
                 if fn is display.evemu and not testdata:
                     results.record(False, fn.title, "no shared/testdata/evemu beside the repo")
@@ -123,7 +123,7 @@ def classic_board(args, testdata, host_binary, results, only):
     k, ledger = first_boot(args, image, testdata, host_binary, results, only)
 
     def wanted(fn):
-        return not only or fn.__name__ in only
+        return (not only or fn.__name__ in only) and fn.__name__ not in args.skip
     if ledger and wanted(storage.crash_points):
         results.step(storage.crash_points.title, storage.crash_points, args.workdir, k.crash_notes())
     beside = faults.broken_state_boots(image, args.workdir, results) if wanted(faults.broken_state) else None
@@ -142,9 +142,12 @@ def main():
                     "(sound-export) when --binary is for another CPU (default: .build/release/boardwalk)")
     ap.add_argument("--only", help="comma-separated checks to run after the boot: function names "
                     "(screen,idle_cpu,beat_a_zombie,...) or modules of images/boardtest/checks (sound,faults,...); "
-                    "for working on one check. update and rollback (the A/B disk board, x86; the module "
+                    "for working on one check. update, rollback and fleet (the A/B disk board, x86; the module "
                     "updates) alone skip the kernel + initrd board")
+    ap.add_argument("--skip", help="comma-separated checks (names as for --only) left out of the run: make test's "
+                    "arm64 board leaves out the boards of its own that the x86 board runs (CI's time)")
     args = ap.parse_args()
+    args.skip = steps_asked(args.skip) or set()
 
     os.makedirs(args.workdir, exist_ok=True)
     arch = images.binary_arch(args.binary)
@@ -156,23 +159,29 @@ def main():
     # it); typed only by the A/B board's operator steps, on the pad. Not one a passer-by would try.
     os.environ["BOARDWALK_VB_PIN"] = "".join(str(secrets.randbelow(10)) for _ in range(4)) + "80"
     only = steps_asked(args.only)
-    # The A/B disk board's checks (x86): the rollback starts from the updated board, so
-    # asking for it (--only rollback) runs the update first. BOARDWALK_AB_ROLLBACK=0 leaves
-    # the rollback out of a full run (a quicker run while working on something else).
-    rollback = (only is None and os.environ.get("BOARDWALK_AB_ROLLBACK", "1") != "0") or bool(only and "rollback" in only)
-    update = only is None or rollback or "update" in only
-    ab_steps = [k for k, wanted in (("update", update), ("rollback", rollback)) if wanted]
+    # The A/B disk board's checks (x86): the rollback and the fleet start from the updated
+    # board, so asking for one (--only fleet) runs the update first. BOARDWALK_AB_ROLLBACK=0
+    # and BOARDWALK_AB_FLEET=0 leave those out of a full run (a quicker run while working
+    # on something else).
+    def ab_wanted(name, env):
+        return (only is None and os.environ.get(env, "1") != "0") or bool(only and name in only)
+    rollback, fleet = ab_wanted("rollback", "BOARDWALK_AB_ROLLBACK"), ab_wanted("fleet", "BOARDWALK_AB_FLEET")
+    update = only is None or rollback or fleet or "update" in only
+    ab_steps = [k for k, wanted in (("update", update), ("rollback", rollback), ("fleet", fleet))
+                if wanted and k not in args.skip]
+    if "update" in args.skip:
+        ab_steps = []  # the others start from the updated board
     results = Results(timed=True)
     t0 = time.monotonic()
     # A killed test (CI timeout, Ctrl-C) must not leave QEMU running.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    if only is None or not only <= {"update", "rollback"}:
+    if only is None or not only <= {"update", "rollback", "fleet"}:
         if not classic_board(args, testdata, host_binary, results, only):
             ab_steps = []  # no image: the failed build is the run's one line
     if ab_steps and arch == "amd64":
         updates.run(os.path.abspath(args.binary), args.workdir, results, testdata, ab_steps)
     elif ab_steps and only:
-        results.record(False, "update, rollback", "the A/B disk board is x86 only (images/virtual-board/build-disk.sh)")
+        results.record(False, ", ".join(ab_steps), "the A/B disk board is x86 only (images/virtual-board/build-disk.sh)")
     print(f"artifacts in {args.workdir}; total {time.monotonic() - t0:.0f} s")
     print(f"{results.passed} passed, {results.failed} failed", flush=True)
     return 0 if results.failed == 0 else 1

@@ -1,9 +1,13 @@
 """Updates and rollbacks on the A/B disk board (x86): version 1 booted from slot A; version
 2's bundle installed from a USB stick through the operator menu, a reboot into it with the
 coins kept and the new version on the System tab (update); then a bundle whose kernel
-panics and one whose kiosk cannot start, each installed with `rauc install` from a second
-disk, and the board back on version 2 by itself (rollback: GRUB passes the unconfirmed
-slot; the slot check marks the trial slot bad and reboots)."""
+panics, installed with `rauc install` from a second disk, and the board back on version 2
+by itself (rollback: GRUB passes the unconfirmed slot); then the fleet's way (fleet): the
+board enrolled with a DDI server on this machine (goosebit), version 3 assigned there,
+downloaded and installed by the board's rauc-hawkbit-updater and rebooted into once the
+kiosk is idle, the server told of its success; then a bundle whose kiosk cannot start
+assigned, and the board back on version 3 by itself (the slot check marks the trial slot
+bad and reboots), the server told of its failure."""
 import os
 import shutil
 import subprocess
@@ -13,6 +17,7 @@ import time
 import traceback
 
 from ..board import VirtualBoard
+from ..fleet_server import FleetServer, semver
 from ..images import REPO, as_root, build_disk, make_state_disk, make_stick
 from ..kiosk import save_journal_and_stop
 from ..results import Failed, require
@@ -60,39 +65,46 @@ def panic_bundle(rootfs, outdir, version, log):
 
 
 class Versions:
-    """The four versions of one run: `git describe` with suffixes that share no letter, so
-    the on-screen check (OCR) tells one from the other."""
+    """The versions of one run: `git describe` with suffixes that share no letter, so the
+    on-screen check (OCR) tells one from the other; the fleet's in the semver form goosebit
+    reads from a bundle."""
 
     def __init__(self):
         base = subprocess.run(["git", "-C", REPO, "describe", "--always", "--tags", "--dirty"],
                               capture_output=True, text=True).stdout.strip() or "unknown"
-        self.v1, self.v2, self.broken, self.panic = (f"{base}+{w}" for w in ("alpha", "bravo", "broken", "panic"))
+        self.v1, self.v2, self.panic = (f"{base}+{w}" for w in ("alpha", "bravo", "panic"))
+        self.v3, self.broken = semver(3, base, "charlie"), semver(4, base, "broken")
 
 
-def make_board(binary, sub, testdata, versions, rollback, log):
-    """Builds the disk (version 1), the bundles (2; for the rollback also the broken kiosk's
-    and the panicking one), the USB sticks and the state; returns the VirtualBoard."""
-    broken = os.path.join(sub, "broken-boardwalk")
-    with open(broken, "w") as f:
-        f.write("#!/bin/sh\n# The system test's kiosk that cannot start (the rollback check).\n"
-                "echo 'boardwalk: broken on purpose by the system test' >&2\nexit 1\n")
-    os.chmod(broken, 0o755)
+def make_board(binary, sub, testdata, versions, steps, fleet, log):
+    """Builds the disk (version 1), the bundles (2; for the rollback the panicking one; for
+    the fleet 3 and the broken kiosk's, kept on `fleet`), the USB sticks and the state;
+    returns the VirtualBoard."""
     tb = time.monotonic()
     disk, _, built1 = build_disk(binary, os.path.join(sub, "v1"), testdata, log=log, version=versions.v1)
     _, bundle2, built2 = build_disk(binary, os.path.join(sub, "v2"), testdata, log=log, version=versions.v2,
                                     bundle_only=True)
     bundles = [bundle2]
-    if rollback:
-        _, bundle3, _ = build_disk(broken, os.path.join(sub, "broken"), None, log=log, version=versions.broken,
-                                   bundle_only=True)
-        bundles.append(bundle3)
+    require(built1 == versions.v1 and built2 == versions.v2, f"built versions {built1}, {built2}")
+    if "rollback" in steps or "fleet" in steps:
+        broken = os.path.join(sub, "broken-boardwalk")
+        with open(broken, "w") as f:
+            f.write("#!/bin/sh\n# The system test's kiosk that cannot start (the rollback check).\n"
+                    "echo 'boardwalk: broken on purpose by the system test' >&2\nexit 1\n")
+        os.chmod(broken, 0o755)
+        _, broken_bundle, _ = build_disk(broken, os.path.join(sub, "broken"), None, log=log,
+                                         version=versions.broken, bundle_only=True)
+    if "rollback" in steps:
         bundles.append(panic_bundle(os.path.join(sub, "broken", "rootfs.ext4"), os.path.join(sub, "panic"),
                                     versions.panic, log))
-    require(built1 == versions.v1 and built2 == versions.v2, f"built versions {built1}, {built2}")
+    if fleet:
+        _, fleet.good_bundle, _ = build_disk(binary, os.path.join(sub, "v3"), testdata, log=log, version=versions.v3,
+                                             bundle_only=True)
+        fleet.broken_bundle = broken_bundle
     # Version 2 on a USB stick (the operator's path); the broken bundles on a second disk
     # (the command line's path, `rauc install FILE`). Each under a name of its own.
     named = []
-    for b, name in zip(bundles, ("boardwalk-v2.raucb", "boardwalk-broken.raucb", "boardwalk-panic.raucb")):
+    for b, name in zip(bundles, ("boardwalk-v2.raucb", "boardwalk-panic.raucb")):
         dest = os.path.join(sub, name)
         if os.path.exists(dest):
             os.unlink(dest)
@@ -120,10 +132,11 @@ def make_board(binary, sub, testdata, versions, rollback, log):
     clones = [os.path.join(sub, "clone-disk.img"), os.path.join(sub, "clone-state.img")]
     for src, dst in zip((disk, state), clones):
         subprocess.run(["cp", "--sparse=always", src, dst], check=True)
+    served = [fleet.good_bundle, fleet.broken_bundle] if fleet else []
     print(f"A/B images built in {time.monotonic() - tb:.0f} s (v1 disk, bundles "
-          f"{', '.join(f'{os.path.getsize(b) >> 20} MB' for b in bundles)}); booting the disk board", flush=True)
+          f"{', '.join(f'{os.path.getsize(b) >> 20} MB' for b in bundles + served)}); booting the disk board", flush=True)
     return VirtualBoard(sub, None, None, None, state_disk=state, boot_disk=disk, disks=disks,
-                        usb_sticks=[stick] + clones)
+                        usb_sticks=[stick] + clones, guestfwd=fleet.guestfwd if fleet else ())
 
 
 def require_kept(f, when):
@@ -133,7 +146,7 @@ def require_kept(f, when):
 
 
 @step("update: version 2 from a USB stick through the operator menu, rebooted into, coins kept")
-def update(ab, op, v):
+def update(ab, op, v, fleet):
     """Boot 1 (version 1 on A) and its checks, a coin, the install through the menu, the
     reboot into B and its checks."""
     tboot = time.monotonic()
@@ -190,87 +203,125 @@ def update(ab, op, v):
             f"boots {boot1:.0f} s and {boot2:.0f} s from start/reboot to READY; timeline: {ab.timeline()}")
 
 
-def failed_trial(ab, bundle, what):
-    """`rauc install` of a bundle that cannot boot into A, the reboot, and its trial boot
-    that ends by itself; returns (install seconds, the trial boot's serial log). The
-    board's next boot is the caller's (wait_boot)."""
-    took = ab.install(bundle)
-    ab.mark(f"installed ({what})")
-    f = ab.facts()
-    require(f.get("ORDER", "").split()[:1] == ["A"], f"after installing the {what} bundle A is not preferred: {f}")
-    ab.reboot()
+def failed_trial(ab, what):
+    """A trial boot into A that cannot come up (the bundle installed and the reboot asked
+    by the caller): waits for it to end by itself; returns its serial log. The board's next
+    boot is the caller's (wait_boot)."""
     trial = ab.wait_failed_trial(TRIAL_WAIT)
     require(trial == "A", f"the {what} bundle's boot took slot {trial}, not A")
-    return took, ab.boot_logs()[ab.boots - 1][1]
+    return ab.boot_logs()[ab.boots - 1][1]
 
 
-def back_on_b(ab, v, when):
-    """The boot after a failed trial: slot B with version 2, marked good, state kept.
-    Returns the boot loader's environment and the host's time when the boot was READY."""
-    slot = ab.wait_boot()
+def back_on(ab, slot, version, when):
+    """The boot after a failed trial: SLOT with VERSION, marked good, state kept. Returns
+    the boot loader's environment and the host's time when the boot was READY."""
+    booted = ab.wait_boot()
     ready = time.monotonic()
-    require(slot == "B", f"after {when} GRUB took slot {slot}, not B")
-    f = ab.wait_confirmed("B")
-    require(f.get("slot") == "B" and f.get("version") == v.v2, f"after {when}: {f}, expected B with {v.v2}")
+    require(booted == slot, f"after {when} GRUB took slot {booted}, not {slot}")
+    f = ab.wait_confirmed(slot)
+    require(f.get("slot") == slot and f.get("version") == version, f"after {when}: {f}, expected {slot} with {version}")
     require_kept(f, when)
     return f, ready
 
 
-@step("rollback: a bundle whose kernel panics, then one whose kiosk cannot start; back on the old slot by itself each time")
-def rollback(ab, op, v):
+@step("rollback: a bundle whose kernel panics; back on the old slot by itself")
+def rollback(ab, op, v, fleet):
+    """A bundle whose kernel panics (its initramfs's init exits): panic=10 restarts the
+    board, GRUB passes the slot whose try never got confirmed, and B starts again."""
     t1 = time.monotonic()
-    # A bundle whose kernel panics (its initramfs has no init and the kernel alone
-    # cannot reach the disk): panic=10 restarts the board, GRUB passes the slot whose
-    # try never got confirmed, and B starts again.
-    t_panic, log = failed_trial(ab, "boardwalk-panic.raucb", "panicking")
+    t_install = ab.install("boardwalk-panic.raucb")
+    ab.mark("installed (panicking)")
+    f = ab.facts()
+    require(f.get("ORDER", "").split()[:1] == ["A"], f"after installing the panicking bundle A is not preferred: {f}")
+    ab.reboot()
+    log = failed_trial(ab, "panicking")
     require(PANIC_MARK in log, f"slot A's boot did not start the panicking bundle's initramfs: {log[-600:]}")
-    f, _ = back_on_b(ab, v, "the kernel panic")
+    f, ready = back_on(ab, "B", v.v2, "the kernel panic")
     require(f.get("A_TRY") == "1", f"slot A's unconfirmed try is not recorded: {f}")
-    panicked = time.monotonic() - t1
-    # The broken kiosk's boot, until the slot check gives up on it and reboots: its
-    # trial limit, with the boot itself and the reboot on top.
-    t2 = time.monotonic()
-    t_install, _ = failed_trial(ab, "boardwalk-broken.raucb", "broken")
-    f, ready = back_on_b(ab, v, "the failed trial")
-    back = ready - t2
-    require(f.get("A_OK") == "0", f"slot A is not marked bad: {f}")
-    rc, log = ab.sh("grep 'trial boot failed' /boot/efi/boardwalk/slot-check.log | tail -1")
-    require(rc == 0 and "slot A" in log, f"the slot check's log does not show slot A's failed trial: {log}")
     ab.kiosk.on_screen("ab-03-rolled-back")
-    return (f"the panicking bundle: install {t_panic:.0f} s, "
+    return (f"the panicking bundle: install {t_install:.0f} s, "
             f"its init exited (the kernel panicked) and the board restarted by itself (panic=10), "
-            f"back on B ({v.v2}) READY {panicked:.0f} s after its install, coins=1, A_TRY=1; "
-            f"the broken kiosk: install {t_install:.0f} s, "
-            f"back on B ({v.v2}) READY {back:.0f} s after the install; A_OK=0; coins=1; "
-            f"slot check: {log.split(' ', 1)[-1][:140]}; timeline: {ab.timeline(t1)}")
+            f"back on B ({v.v2}) READY {ready - t1:.0f} s after its install began, coins=1, A_TRY=1; "
+            f"timeline: {ab.timeline(t1)}")
+
+
+def reboots_by_itself(ab, what):
+    """The board's own reboot into an installed update (boardwalk-fleet-reboot: once the
+    kiosk is idle); the command channel goes with it."""
+    ab.mark(f"installed ({what}), waiting for the board's own reboot")
+    ab.vb.shell.close()
+
+
+@step("fleet: an update assigned on the DDI server (goosebit) is installed by the board and rebooted into once the kiosk "
+      "is idle; a broken one rolls back by itself; the server shows each result")
+def fleet(ab, op, v, server):
+    t0 = time.monotonic()
+    t_enroll = server.enroll(ab)
+    registered = server.state()
+    ab.kiosk.wait_active(180)
+    _, version, t_good = server.assign(server.good_bundle)
+    require(version == v.v3, f"goosebit read the bundle's version as {version}, not {v.v3}")
+    require(str(server.device().get("last_state")).lower() == "finished", f"the install of {v.v3}: {server.state()}")
+    reboots_by_itself(ab, v.v3)
+    slot = ab.wait_boot()
+    require(slot == "A", f"after the fleet's update GRUB took slot {slot}, not A")
+    f = ab.wait_confirmed("A")
+    require(f.get("version") == v.v3, f"after the fleet's update os-release says {f.get('version')}, not {v.v3}")
+    require_kept(f, "the fleet's update")
+    reported = server.wait("the board's version after its reboot", lambda d: d.get("sw_version") == v.v3, 180)
+    good = f"{v.v3}: enrolled in {t_enroll:.0f} s ({registered}), installed {t_good:.0f} s after its assignment, " \
+           f"booted on A, marked good, coins and the high score kept; the server: {reported.get('last_state')} {v.v3}"
+    ab.kiosk.on_screen("ab-04-fleet-v3")
+    # The broken kiosk's bundle: the updater reports success once RAUC wrote slot B; the
+    # trial boot fails, the slot check marks B bad and reboots into A, whose
+    # boardwalk-fleet-report tells the server.
+    t2 = time.monotonic()
+    _, broken, t_broken = server.assign(server.broken_bundle)
+    reboots_by_itself(ab, broken)
+    trial = ab.wait_failed_trial(TRIAL_WAIT)
+    require(trial == "B", f"the broken bundle's boot took slot {trial}, not B")
+    f, ready = back_on(ab, "A", v.v3, "the broken update")
+    require(f.get("B_OK") == "0", f"slot B is not marked bad: {f}")
+    rc, log = ab.sh("grep 'trial boot failed' /boot/efi/boardwalk/slot-check.log | tail -1")
+    require(rc == 0 and "slot B" in log, f"the slot check's log does not show slot B's failed trial: {log}")
+    d = server.wait_failure(broken)
+    require(d.get("sw_version") == v.v3, f"the server's version for the board after the rollback: {server.state()}")
+    ab.kiosk.on_screen("ab-05-fleet-rolled-back")
+    return (f"{good}; {broken}: installed {t_broken:.0f} s after its assignment, the trial boot on B failed, "
+            f"back on A ({v.v3}) READY {ready - t2:.0f} s after the assignment, B_OK=0, coins kept; "
+            f"slot check: {log.split(' ', 1)[-1][:140]}; the server: {server.state()}; "
+            f"{time.monotonic() - t0:.0f} s in all; timeline: {ab.timeline(t0)}")
 
 
 def run(binary, workdir, results, testdata, steps):
-    """The A/B disk board's checks named in steps ("update", and "rollback" after it): each
-    a PASS or FAIL line; after a failure the steps left are failed as not reached."""
+    """The A/B disk board's checks named in steps ("update", then "rollback" and "fleet"
+    after it): each a PASS or FAIL line; after a failure the steps left are failed as not
+    reached."""
     sub = os.path.join(workdir, "ab-update")
     os.makedirs(sub, exist_ok=True)
-    checks = [c for c in (update, rollback) if c.__name__ in steps]
+    checks = [c for c in (update, rollback, fleet) if c.__name__ in steps]
     t0 = time.monotonic()
-    vb = ab = None
+    vb = ab = server = None
     done = 0
     try:
         versions = Versions()
+        # The server first: the board's QEMU forwards the guest's 10.0.2.100 to its port.
+        server = FleetServer(sub).start() if "fleet" in steps else None
         with open(os.path.join(sub, "build.log"), "w") as log:
-            vb = make_board(binary, sub, testdata, versions, "rollback" in steps, log)
+            vb = make_board(binary, sub, testdata, versions, steps, server, log)
         vb.start()
         ab = ABBoard(vb, sub)
         op = OperatorMenu(ab)
         for c in checks:
             ts = time.monotonic() if done else t0
-            detail = c(ab, op, versions)
+            detail = c(ab, op, versions, server)
             results.record(True, c.title, detail, time.monotonic() - ts)
             done += 1
     except Exception as e:
         if not isinstance(e, Failed):
             traceback.print_exc(file=sys.stderr)
         detail = (str(e) if isinstance(e, Failed) else f"{type(e).__name__}: {e}") + \
-            (f"; timeline: {ab.timeline()}" if ab else "")
+            (f"; timeline: {ab.timeline()}" if ab else "") + (f"; the server: {server.state()}" if server else "")
         for c in checks[done:]:
             results.record(False, c.title, detail, time.monotonic() - t0)
             detail = "not reached"
@@ -278,7 +329,11 @@ def run(binary, workdir, results, testdata, steps):
         if vb:
             try:
                 with open(os.path.join(sub, "slot-check.log"), "w") as f:
-                    f.write(vb.sh("cat /boot/efi/boardwalk/slot-check.log; rauc status 2>&1", timeout=30)[1])
+                    f.write(vb.sh("cat /boot/efi/boardwalk/slot-check.log; rauc status 2>&1; "
+                                  "journalctl -b -u rauc-hawkbit-updater -u 'boardwalk-fleet*' --no-pager | tail -n 80",
+                                  timeout=30)[1])
             except Exception:
                 pass
             save_journal_and_stop(vb, sub)
+        if server:
+            server.stop()

@@ -1,6 +1,5 @@
-"""The fleet's server for the A/B board's test (written for its rollback step; not called yet:
-the A/B board's root is bookworm, whose GLib Debian's rauc-hawkbit-updater cannot use; images/README.md):
-goosebit (images/fleet/goosebit_server.py) on this machine, reached from the guest at
+"""The fleet's server for the A/B board's fleet step (checks/updates.py): goosebit
+(images/fleet/goosebit_server.py) on this machine, reached from the guest at
 http://10.0.2.100 (QEMU's guestfwd; nothing else outside is reachable). The board is
 enrolled as an operator would: its own [fleet] section (name, token) written to the state
 partition, then the fleet's units started. Bundles are uploaded and assigned through
@@ -25,7 +24,7 @@ def semver(n, base, word):
     return f"0.{n}.0+{re.sub(r'[^0-9A-Za-z-]', '-', base)}.{word}"
 
 
-class FleetCheck:
+class FleetServer:
     def __init__(self, workdir):
         self.server = goosebit_server.Goosebit(os.path.join(workdir, "goosebit"), poll_seconds=10)
 
