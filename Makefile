@@ -69,9 +69,7 @@ screenshots: build
 # about 35 minutes, as each emulated board keeps about one core of two busy. Both lanes'
 # packages and apt repository are made first; the image builds take turns (images/lib.sh,
 # bw_one_build_at_a_time).
-system-test: build arm64 test-deps
-	$(STAMP) Debian packages
-	$(SUDO) scripts/deb.sh all $(BIN) $(ARM64_BIN) $(DEB_OUT)
+system-test: deb test-deps
 	$(SUDO) scripts/deb.sh apt-repo $(DEB_OUT)/apt-repo $(DEB_OUT)/boardwalk_*.deb
 	$(MAKE) --no-print-directory -j2 -O system-test-lane-1 system-test-lane-2
 
@@ -127,8 +125,9 @@ arm64:
 
 # arm64 checked from this x86 machine: the copy kernels' NEON path pixel for pixel and the
 # same screenshots as the x86 build (both under qemu-user) and the arm64 virtual board
-# (arm64-checks, in the system test; here with every check), then the arm64 package on a stock Debian 13 arm64
-# board, upgraded from the apt repository (images/README.md has its time: too long for CI).
+# (arm64-checks, in the system test; here with every check), then the arm64 package on a
+# stock Debian 13 arm64 board, upgraded from the apt repository (images/README.md has its
+# time: too long for CI).
 arm64-test: arm64 build deb
 	$(MAKE) --no-print-directory arm64-checks ARM64_BOARD_SKIP=
 	$(STAMP) stock board, arm64

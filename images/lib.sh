@@ -10,6 +10,7 @@ BW_SUITE=${BOARDWALK_SUITE:-bookworm}
 mkdir -p "$BW_CACHE" 2>/dev/null || true
 
 bw_log() { echo "[images] $*" >&2; }
+bw_die() { echo "[images] error: $*" >&2; exit 1; }
 
 # bw_one_build_at_a_time "$0" ARGS...: runs the calling script again under the cache's lock
 # (once). The system test's two lanes (make test) build images side by side, and two builds
@@ -20,7 +21,6 @@ bw_one_build_at_a_time() {
     # -o: the lock is flock's own, not inherited by anything the build leaves running.
     exec flock -o "$BW_CACHE/.build.lock" "$@"
 }
-bw_die() { echo "[images] error: $*" >&2; exit 1; }
 
 # Package names from list files (comments and blank lines dropped) and from arguments that
 # are not files (package names, comma-separated), comma-joined.

@@ -27,6 +27,8 @@ def semver(n, base, word):
 class FleetServer:
     def __init__(self, workdir):
         self.server = goosebit_server.Goosebit(os.path.join(workdir, "goosebit"), poll_seconds=10)
+        # The bundles it serves the board (checks/updates.py make_board): an update, a broken one.
+        self.good_bundle = self.broken_bundle = None
 
     def start(self):
         self.server.start()

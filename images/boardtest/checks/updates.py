@@ -101,7 +101,7 @@ def make_board(binary, sub, testdata, versions, steps, fleet, log):
         _, fleet.good_bundle, _ = build_disk(binary, os.path.join(sub, "v3"), testdata, log=log, version=versions.v3,
                                              bundle_only=True)
         fleet.broken_bundle = broken_bundle
-    # Version 2 on a USB stick (the operator's path); the broken bundles on a second disk
+    # Version 2 on a USB stick (the operator's path); the panicking bundle on a second disk
     # (the command line's path, `rauc install FILE`). Each under a name of its own.
     named = []
     for b, name in zip(bundles, ("boardwalk-v2.raucb", "boardwalk-panic.raucb")):
@@ -203,12 +203,12 @@ def update(ab, op, v, fleet):
             f"boots {boot1:.0f} s and {boot2:.0f} s from start/reboot to READY; timeline: {ab.timeline()}")
 
 
-def failed_trial(ab, what):
-    """A trial boot into A that cannot come up (the bundle installed and the reboot asked
-    by the caller): waits for it to end by itself; returns its serial log. The board's next
-    boot is the caller's (wait_boot)."""
+def failed_trial(ab, slot, what):
+    """A trial boot into SLOT that cannot come up (the bundle installed and the reboot on
+    its way): waits for it to end by itself; returns its serial log. The board's next boot
+    is the caller's (wait_boot)."""
     trial = ab.wait_failed_trial(TRIAL_WAIT)
-    require(trial == "A", f"the {what} bundle's boot took slot {trial}, not A")
+    require(trial == slot, f"the {what} bundle's boot took slot {trial}, not {slot}")
     return ab.boot_logs()[ab.boots - 1][1]
 
 
@@ -234,7 +234,7 @@ def rollback(ab, op, v, fleet):
     f = ab.facts()
     require(f.get("ORDER", "").split()[:1] == ["A"], f"after installing the panicking bundle A is not preferred: {f}")
     ab.reboot()
-    log = failed_trial(ab, "panicking")
+    log = failed_trial(ab, "A", "panicking")
     require(PANIC_MARK in log, f"slot A's boot did not start the panicking bundle's initramfs: {log[-600:]}")
     f, ready = back_on(ab, "B", v.v2, "the kernel panic")
     require(f.get("A_TRY") == "1", f"slot A's unconfirmed try is not recorded: {f}")
@@ -278,8 +278,7 @@ def fleet(ab, op, v, server):
     t2 = time.monotonic()
     _, broken, t_broken = server.assign(server.broken_bundle)
     reboots_by_itself(ab, broken)
-    trial = ab.wait_failed_trial(TRIAL_WAIT)
-    require(trial == "B", f"the broken bundle's boot took slot {trial}, not B")
+    failed_trial(ab, "B", "broken")
     f, ready = back_on(ab, "A", v.v3, "the broken update")
     require(f.get("B_OK") == "0", f"slot B is not marked bad: {f}")
     rc, log = ab.sh("grep 'trial boot failed' /boot/efi/boardwalk/slot-check.log | tail -1")
