@@ -1,3 +1,4 @@
+import Glibc
 import Graphics
 import Input
 import Platform
@@ -59,7 +60,33 @@ final class HighScoreTests: XCTestCase {
         XCTAssertEqual(store.highScores("2048.best.5x5", lowerIsBetter: false).entries, [entry(3000, "BBB")])
         XCTAssertEqual(store.highScores("memory.best.4x4", lowerIsBetter: true).entries.map(\.initials), ["DDD", "CCC"])
         XCTAssertTrue(store.highScores("2048.best.6x6", lowerIsBetter: false).entries.isEmpty)
-        XCTAssertTrue(readFile(dir + "/highscores")!.contains("memory.best.4x4=12:DDD:2026-12-01,14:CCC:2026-12-01\n"))
+        XCTAssertTrue(readFile(dir + "/scores")!.contains("top.memory.best.4x4=12:DDD:2026-12-01,14:CCC:2026-12-01\n"))
+    }
+
+    /// A cabinet's tables from before they joined the bests in `scores` (a `highscores`
+    /// file) are kept: written into `scores` at the start, the old file gone after.
+    func testTablesMoveFromTheirOldFileIntoScores() throws {
+        let dir = try makeTemporaryDirectory(self)
+        try writeFile(dir + "/scores", "zombies.best=120\n")
+        try writeFile(dir + "/highscores", "# old\nzombies.best=120:BAA:2026-11-30,80:ZED:2026-11-29\n")
+        let store = StateStore(directory: dir, now: 1)
+        XCTAssertEqual(store.highScores("zombies.best", lowerIsBetter: false).entries.map(\.initials), ["BAA", "ZED"])
+        XCTAssertEqual(store.best("zombies.best"), 120)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/highscores"), "moved with the start's write")
+        XCTAssertEqual(readFile(dir + "/scores"), "# Boardwalk scores, written by the kiosk (key=value)\nzombies.best=120\n"
+                       + "top.zombies.best=120:BAA:2026-11-30,80:ZED:2026-11-29\n")
+        store.close(now: 2)
+        XCTAssertEqual(StateStore(directory: dir, now: 3).highScores("zombies.best", lowerIsBetter: false).entries.count, 2)
+        // A broken old file is moved aside; the tables in `scores` stand.
+        try writeFile(dir + "/highscores", "zombies.best=1:ab:2026-11-30\n")
+        let log = capturingLog { XCTAssertEqual(StateStore(directory: dir, now: 4).highScores("zombies.best", lowerIsBetter: false).entries.count, 2) }
+        XCTAssertFalse(log.contains { $0.contains("corrupt") }, "scores holds the tables: the old file is not read")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/highscores"))
+        try writeFile(dir + "/scores", "zombies.best=120\n")
+        try writeFile(dir + "/highscores", "zombies.best=1:ab:2026-11-30\n")
+        let broken = capturingLog { _ = StateStore(directory: dir, now: 5) }
+        XCTAssertTrue(broken.contains { $0.contains("highscores is corrupt") && $0.contains("its tables are lost") }, "\(broken)")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dir + "/highscores.corrupt-1"))
     }
 
     func testClearingOneTableOrAll() throws {
@@ -81,13 +108,13 @@ final class HighScoreTests: XCTestCase {
 
     func testACorruptTableFileIsMovedAside() throws {
         let dir = try makeTemporaryDirectory(self)
-        for bad in ["zombies.best=12:ab:2026-12-01\n", "zombies.best=12:ABC\n", "zombies.best=x:ABC:2026-12-01\n",
-                    "zombies.best=12:ABC:2026-12-01"] {
-            try writeFile(dir + "/highscores", bad)
+        for bad in ["top.zombies.best=12:ab:2026-12-01\n", "top.zombies.best=12:ABC\n", "top.zombies.best=x:ABC:2026-12-01\n",
+                    "top.zombies.best=12:ABC:2026-12-01"] {
+            try writeFile(dir + "/scores", bad)
             let log = capturingLog { _ = StateStore(directory: dir, now: 1) }
-            XCTAssertTrue(log.contains { $0.contains("highscores is corrupt") }, bad)
+            XCTAssertTrue(log.contains { $0.contains("scores is corrupt") }, bad)
         }
-        XCTAssertTrue(FileManager.default.fileExists(atPath: dir + "/highscores.corrupt-4"))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dir + "/scores.corrupt-4"))
         let store = StateStore(directory: dir, now: 2)
         XCTAssertTrue(store.highScores("zombies.best", lowerIsBetter: false).entries.isEmpty)
     }
@@ -119,14 +146,22 @@ final class HighScoreTests: XCTestCase {
     func testANewHighScoreAsksForInitialsThenShowsTheTable() throws {
         let (runner, store) = try makeRunner(self)
         runner.kiosk.scores.today = { "2026-12-01" }
+        var counters = stat()
+        XCTAssertEqual(stat(store.path("counters"), &counters), 0)
         try finish(runner, "2048", score: 1234, variant: "2048.best.5x5")
         XCTAssertEqual(runner.kiosk.mode, .initials("2048"))
         for key in ["down", "right", "up", "up", "confirm", "up"] { runner.key(key) }
         runner.key("confirm")
         XCTAssertEqual(runner.kiosk.mode, .highScores("2048"))
         XCTAssertEqual(store.highScores("2048.best.5x5", lowerIsBetter: false).entries, [entry(1234, "ZCB")])
-        XCTAssertTrue(readFile(store.path("highscores"))?.contains("2048.best.5x5=1234:ZCB:2026-12-01") ?? false,
-                      "written at once")
+        let scores = readFile(store.path("scores")) ?? ""
+        XCTAssertTrue(scores.contains("top.2048.best.5x5=1234:ZCB:2026-12-01") && scores.contains("2048.best.5x5=1234\n"),
+                      "the entry and the best, written at once: \(scores)")
+        // The SD card's wear: the game that set the record wrote one file; its play waits.
+        var after = stat()
+        XCTAssertEqual(stat(store.path("counters"), &after), 0)
+        XCTAssertEqual(after.st_ino, counters.st_ino, "the counters were written with the table's entry")
+        XCTAssertTrue(store.hasUnsavedChanges, "the play is written in its time")
         let table = try XCTUnwrap(runner.kiosk.screen.scene as? HighScoreScene)
         XCTAssertEqual(table.variant.key, "2048.best.5x5")
         runner.key("confirm")
@@ -296,7 +331,7 @@ final class HighScoreTests: XCTestCase {
         tap(runner, dialog.buttons[0])
         XCTAssertTrue(store.highScores("2048.best.4x4", lowerIsBetter: false).entries.isEmpty)
         XCTAssertEqual(store.highScores("2048.best.3x3", lowerIsBetter: false).entries.count, 1, "the other size stays")
-        XCTAssertTrue(readFile(store.path("highscores"))?.contains("2048.best.4x4") == false, "written at once")
+        XCTAssertTrue(readFile(store.path("scores"))?.contains("2048.best.4x4") == false, "written at once")
         tap(runner, try XCTUnwrap(buttons(page, titled: "Clear all").first))
         tap(runner, try XCTUnwrap((page.subviews.last as? Dialog)?.buttons[0]))
         XCTAssertTrue(store.highScores("zombies.best", lowerIsBetter: false).entries.isEmpty)

@@ -60,7 +60,7 @@ final class StateStoreTests: XCTestCase {
     func testWritesAreCoalesced() throws {
         let dir = try makeTemporaryDirectory(self)
         let store = StateStore(directory: dir, now: 0)
-        store.flushDelay = 2
+        store.flushDelays[.scores] = 2
         XCTAssertFalse(store.hasUnsavedChanges)
         // A score rising every frame for a second: nothing hits the disk yet.
         var now = 1.0
@@ -76,6 +76,42 @@ final class StateStoreTests: XCTestCase {
         XCTAssertFalse(store.hasUnsavedChanges)
         XCTAssertTrue(readFile(dir + "/scores")?.contains("beat_zombies=60\n") ?? false)
         store.close(now: 4)
+    }
+
+    /// The SD card's wear: a game writes at most one page. Its play, play time and rising
+    /// best wait (`File.delay`); a record's table entry writes `scores` alone, best and
+    /// table in one file; a coin meanwhile writes `counters` alone.
+    func testAGameWritesOnePageACoinItsCounters() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let store = StateStore(directory: dir, now: 0)
+        func inode(_ name: String) -> UInt? {
+            var st = stat()
+            return stat(dir + "/" + name, &st) == 0 ? UInt(st.st_ino) : nil
+        }
+        let started = inode("counters")
+        store.countPlay(game: "zombies", now: 10)
+        for score in 1...50 { store.setScore("zombies.best", score, now: 10 + Double(score)) }
+        store.increment(CounterKey.playTime("zombies"), by: 60, now: 70)
+        XCTAssertEqual(store.nextFlushDeadline, 310, "the game's changes wait \(StateStore.File.counters.delay) s")
+        store.flushIfDue(now: 309)
+        XCTAssertEqual(inode("counters"), started)
+        XCTAssertNil(inode("scores"))
+        store.addHighScore("zombies.best", HighScoreEntry(score: 50, initials: "ZED", date: "2026-12-01"), lowerIsBetter: false, now: 75)
+        store.flush(.scores, now: 75)
+        XCTAssertEqual(readFile(dir + "/scores"), "# Boardwalk scores, written by the kiosk (key=value)\nzombies.best=50\n"
+                       + "top.zombies.best=50:ZED:2026-12-01\n")
+        XCTAssertEqual(inode("counters"), started, "the record wrote one file")
+        let scores = inode("scores")
+        store.setScore("zombies.best", 51, now: 80)
+        store.increment(CounterKey.coins, now: 80)
+        store.flush(.counters, now: 80)
+        XCTAssertNotEqual(inode("counters"), started)
+        XCTAssertEqual(inode("scores"), scores, "a coin writes its counters alone")
+        XCTAssertEqual(StateStore(directory: dir, now: 0, beginsRun: false).plays(game: "zombies"), 1, "the play went with the coin")
+        store.flushIfDue(now: 380)
+        XCTAssertFalse(store.hasUnsavedChanges)
+        XCTAssertTrue(readFile(dir + "/scores")?.contains("zombies.best=51\n") ?? false)
+        store.close(now: 400)
     }
 
     /// The SD card's wear: a kiosk idle in the attract mode for hours writes nothing; the

@@ -10,8 +10,10 @@ the test read it on the board is there by then. A control file rewritten in plac
 kiosk must not) must be caught both torn and changed under one inode."""
 import re
 
-STATE_FILES = ("scores", "settings", "counters", "highscores")
+STATE_FILES = ("scores", "settings", "counters")
 NUMERIC = ("scores", "counters")
+# A high-score table's line in `scores` (StateStore.tablePrefix): the variant's key after it.
+TABLE_PREFIX = b"top."
 # The system test's control: a directory on the state disk where a file is rewritten in
 # place (truncate, write, fsync), as the kiosk must not; the replay must find it torn.
 CONTROL = "crash-control"
@@ -41,12 +43,12 @@ def parse_state(name, data):
             return f"line {number}: no '='"
         if not KEY.match(key):
             return f"line {number}: bad key"
-        if name in NUMERIC and not value.isdigit():
-            return f"line {number}: not a whole number"
-        if name == "highscores" and value:
-            parts = value.split(b",")
+        if name == "scores" and key.startswith(TABLE_PREFIX):
+            parts = value.split(b",") if value else []
             if len(parts) > 10 or not all(ENTRY.match(p) for p in parts):
                 return f"line {number}: not a high-score table"
+        elif name in NUMERIC and not value.isdigit():
+            return f"line {number}: not a whole number"
     return None
 
 

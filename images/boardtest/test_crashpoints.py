@@ -112,7 +112,7 @@ class CrashPointsTest(unittest.TestCase):
         self.in_place("crash-control/counters", b"# control\ncoins=2\n")
         two = self.replace("counters", "# c\ncoins=2\n")
         settings = self.replace("settings", "audio.volume=70\n")
-        self.replace("highscores", "zombies.best=120:BAA:1970-01-01\n")
+        self.replace("scores", "zombies.best=120\ntop.zombies.best=120:BAA:1970-01-01\n")
         return [(1, one), (2, two)], [("settings", b"audio.volume=70\n", settings)]
 
     def write_text(self, name, text):

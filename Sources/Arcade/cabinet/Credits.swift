@@ -58,7 +58,7 @@ struct CreditMeter {
                 store.setCounter(CounterKey.coinsPending, pending, now: now)
             }
         }
-        store.flush(now: now)
+        store.flush(.counters, now: now)
         guard mode == .credits, !store.isWritable else { return .counted }
         for (key, value) in before { store.setCounter(key, value, now: now) }
         store.increment(CounterKey.coinsRefused, now: now)
@@ -72,7 +72,7 @@ struct CreditMeter {
         guard credits >= creditsPerPlay else { return false }
         store.setCounter(CounterKey.creditBalance, credits - creditsPerPlay, now: now)
         store.increment(CounterKey.creditsUsed, by: creditsPerPlay, now: now)
-        store.flush(now: now)
+        store.flush(.counters, now: now)
         return true
     }
 }

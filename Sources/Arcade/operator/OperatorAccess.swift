@@ -140,6 +140,6 @@ final class OperatorAccess {
         store.setCounter(CounterKey.pinFailures, state.failures, now: now)
         store.setCounter(CounterKey.pinLockouts, state.lockouts, now: now)
         store.setCounter(CounterKey.pinLockedSeconds, state.lockedSeconds, now: now)
-        store.flush(now: now)
+        store.flush(.counters, now: now)
     }
 }

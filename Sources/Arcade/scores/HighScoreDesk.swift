@@ -75,14 +75,15 @@ final class HighScoreDesk {
         kiosk.show(scene)
     }
 
-    /// Writes the entry now (a table entry is worth an fsync) and closes the initials screen.
+    /// Writes the entry now (a table entry is worth an fsync; the game's best goes in the
+    /// same file, its plays later) and closes the initials screen.
     @discardableResult
     private func enter(_ id: String, _ result: GameResult, initials: String, in kiosk: Kiosk) -> Int? {
         self.initials = nil
         guard let game = kiosk.shelf.catalog.game(id) else { return nil }
         let entry = HighScoreEntry(score: result.score, initials: initials, date: today())
         let rank = kiosk.store.addHighScore(result.variantKey, entry, lowerIsBetter: game.best.lowerIsBetter, now: kiosk.now)
-        kiosk.store.flush(now: kiosk.now)
+        kiosk.store.flush(.scores, now: kiosk.now)
         Log.info("high scores: \(initials) \(result.score) in \(result.variantKey) at place \(rank.map { $0 + 1 } ?? 0)")
         return rank
     }

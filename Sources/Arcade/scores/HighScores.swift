@@ -83,14 +83,15 @@ extension StateStore {
 
     /// Whether `score` makes the table for `key` (checked before asking for initials).
     public func qualifiesForHighScores(_ key: String, score: Int, lowerIsBetter: Bool) -> Bool {
-        StateStore.isValidKey(key) && score >= 0 && highScores(key, lowerIsBetter: lowerIsBetter).rank(for: score) != nil
+        StateStore.isValidKey(StateStore.tablePrefix + key) && score >= 0 && highScores(key, lowerIsBetter: lowerIsBetter).rank(for: score) != nil
     }
 
     /// Enters a result; returns its place (0 = top) or nil when it didn't make the table.
     @discardableResult
     public func addHighScore(_ key: String, _ entry: HighScoreEntry, lowerIsBetter: Bool,
                              now: Double = monotonicSeconds()) -> Int? {
-        guard StateStore.isValidKey(key), entry.score >= 0, HighScoreEntry.isValid(initials: Substring(entry.initials))
+        guard StateStore.isValidKey(StateStore.tablePrefix + key), entry.score >= 0,
+              HighScoreEntry.isValid(initials: Substring(entry.initials))
         else {
             Log.warning("state: high score \(entry.score) '\(entry.initials)' for '\(key)' not kept (bad key or entry)")
             return nil
@@ -98,7 +99,7 @@ extension StateStore {
         var table = highScores(key, lowerIsBetter: lowerIsBetter)
         guard let place = table.insert(entry) else { return nil }
         highScoreEntries[key] = table.entries
-        markDirty(.highscores, now: now)
+        markDirty(.scores, now: now)
         return place
     }
 
@@ -106,13 +107,13 @@ extension StateStore {
     public func clearHighScores(_ key: String, now: Double = monotonicSeconds()) {
         highScoreEntries[key] = nil
         clearScore(key, now: now)
-        markDirty(.highscores, now: now)
+        markDirty(.scores, now: now)
     }
 
     /// The operator's "clear all tables": every table and every best.
     public func clearAllHighScores(now: Double = monotonicSeconds()) {
         highScoreEntries = [:]
         resetScores(now: now)
-        markDirty(.highscores, now: now)
+        markDirty(.scores, now: now)
     }
 }

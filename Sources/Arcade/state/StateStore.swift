@@ -5,17 +5,18 @@ import Platform
 
 /// What the kiosk remembers across restarts, in the state directory (/var/lib/boardwalk):
 ///
-/// - `scores`: best score per game and variant ("2048.best.5x5=12345")
+/// - `scores`: best score per game and variant ("2048.best.5x5=12345") and each variant's
+///   top ten ("top.2048.best.5x5=12345:ABC:2026-12-01,..."): a record is one file
 /// - `settings`: what the operator changed, keyed like the config ("audio.volume=60"),
 ///   plus game options ("2048.theme=ocean")
 /// - `counters`: plays per game, uptime, starts, unclean exits
-/// - `highscores`: each game variant's top ten ("2048.best.5x5=12345:ABC:2026-12-01,...")
 /// - `running`: a marker present while the kiosk runs; found at start, it means the
 ///   last run ended without a clean exit (crash, watchdog kill, power cut)
 ///
 /// Each file is `key=value` lines, written whole and atomically (temp, fsync, rename,
-/// fsync the directory). Changes are coalesced: a new best score is written within
-/// `flushDelay` seconds, not every frame. A file that does not parse is renamed to
+/// fsync the directory). Changes are coalesced: each file is written `File.delay` seconds
+/// after its first unsaved change (a best rising every frame, a game's play count), or at
+/// once by `flush` where it matters. A file that does not parse is renamed to
 /// `NAME.corrupt-N` and started afresh; nothing here ever stops the kiosk.
 ///
 /// A partition that cannot be written (full, remounted read-only after an ext4 error, not
@@ -24,9 +25,9 @@ import Platform
 /// refusing coins it could not record), and the first write that succeeds clears it.
 public final class StateStore {
     public let directory: String
-    /// Seconds between the first unsaved change and its write.
-    /// An atomic write costs ~16 ms here (two fsyncs): a frame or so, so not often.
-    public var flushDelay: Double = 10
+    /// Seconds from each file's first unsaved change to its write (`File.delay`; tests
+    /// shorten them). An atomic write costs ~16 ms here (two fsyncs) and a page of the card.
+    public var flushDelays = Dictionary(uniqueKeysWithValues: File.allCases.map { ($0, $0.delay) })
     /// After a failed write, wait this long before trying again (no retry storm).
     public var retryDelay: Double = 60
 
@@ -38,8 +39,10 @@ public final class StateStore {
     /// True when the previous run left its marker behind.
     public private(set) var previousRunCrashed = false
 
-    private var dirty: Set<File> = []
-    private var dueTime: Double?
+    /// Each changed file's write time: its first change plus its delay, or a retry.
+    private var due: [File: Double] = [:]
+    /// The tables' old file was read (`loadOldTables`): it goes once `scores` holds them.
+    var hasOldTables = false
     private var sessionStart: Double
     private var uptimeAtStart = 0
     /// Whether the last write reached the disk: false from a failed write (or a directory
@@ -77,6 +80,7 @@ public final class StateStore {
         lastNow = now
         clockBase = now
         for file in File.allCases { load(file) }
+        loadOldTables(now: now)
         lastKnownAtStart = counters[CounterKey.lastKnownTime] ?? 0
         uptimeAtStart = counters[CounterKey.uptime] ?? 0
         previousRunCrashed = Files.exists(path(StateStore.markerName))
@@ -263,39 +267,54 @@ public final class StateStore {
     /// rides along with the next counters write (a coin, a play, a start) and the clean
     /// exit's; a power cut loses at most the idle time since then.
     public var nextFlushDeadline: Double? {
-        guard !isClosed, hasBegunRun, !dirty.isEmpty else { return nil }
-        return dueTime
+        guard !isClosed, hasBegunRun else { return nil }
+        return due.values.min()
     }
 
-    public var hasUnsavedChanges: Bool { !dirty.isEmpty }
+    public var hasUnsavedChanges: Bool { !due.isEmpty }
 
-    /// Writes what is due; cheap to call every frame.
+    /// Writes the files that are due; cheap to call every frame.
     public func flushIfDue(now: Double = monotonicSeconds()) {
-        guard !dirty.isEmpty else { return }
-        if let dueTime, now < dueTime { return }
-        flush(now: now)
+        let files = due.filter { $0.value <= now }.keys
+        guard !files.isEmpty else { return }
+        write(Set(files), now: now)
     }
 
-    /// Writes every changed file now (leaving a game, before exit).
+    /// Writes every changed file now (an operator's action, before exit).
     public func flush(now: Double = monotonicSeconds()) {
+        write(Set(due.keys), now: now)
+    }
+
+    /// Writes one changed file now, the others in their time (a coin: `counters`).
+    public func flush(_ file: File, now: Double = monotonicSeconds()) {
+        guard due[file] != nil else { return }
+        write([file], now: now)
+    }
+
+    private func write(_ files: Set<File>, now: Double) {
+        // While the partition refuses writes, each try is for everything kept meanwhile.
+        let files = isWritable ? files : Set(due.keys)
         lastNow = max(lastNow, now)
         // Before the run begins nothing is written; beginRun flushes what waited.
-        guard hasBegunRun, !dirty.isEmpty else { return }
+        guard hasBegunRun, !files.isEmpty else { return }
         counters[CounterKey.uptime] = totalUptime(now: now)
-        if dirty.contains(.counters) { counters[CounterKey.lastKnownTime] = wallTime(now: now) }
+        if files.contains(.counters) { counters[CounterKey.lastKnownTime] = wallTime(now: now) }
         var failure: (what: String, error: SystemError)?
         do {
             try prepareDirectory()
-            for file in File.allCases where dirty.contains(file) {
+            for file in File.allCases where files.contains(file) {
                 do {
                     try Files.writeAtomically(path(file.rawValue), text: render(file))
-                    dirty.remove(file)
+                    due[file] = nil
+                    if file == .scores { removeOldTables() }
                 } catch {
                     failure = (file.rawValue, error)
+                    due[file] = now + retryDelay
                 }
             }
         } catch {
             failure = (directory, error)
+            for file in files { due[file] = now + retryDelay }
         }
         if let failure {
             // Kept in memory and tried again: a full partition freed, or a read-only one
@@ -306,7 +325,6 @@ public final class StateStore {
                 writeFailure = failure.error.message
             }
             isWritable = false
-            dueTime = now + retryDelay
         } else {
             if !isWritable {
                 // Names what it recovered from: two different faults in a row are two lines
@@ -315,7 +333,6 @@ public final class StateStore {
                     + "everything kept in memory is saved")
             }
             isWritable = true
-            dueTime = nil
         }
     }
 
@@ -327,7 +344,7 @@ public final class StateStore {
             isClosed = true
             return
         }
-        dirty.insert(.counters)
+        due[.counters] = due[.counters] ?? now
         flush(now: now)
         if isWritable && hasMarker { unlink(path(StateStore.markerName)) }
         isClosed = true
@@ -350,10 +367,16 @@ public final class StateStore {
         switch StateStore.parse(bytes, file: file) {
         case .success(let entries):
             switch file {
-            case .scores: scores = entries.compactMapValues { Int($0) }
+            case .scores:
+                for (key, value) in entries {
+                    if key.hasPrefix(StateStore.tablePrefix) {
+                        highScoreEntries[String(key.dropFirst(StateStore.tablePrefix.count))] = HighScoreTable.parseEntries(value)
+                    } else {
+                        scores[key] = Int(value)
+                    }
+                }
             case .counters: counters = entries.compactMapValues { Int($0) }
             case .settings: settings = entries
-            case .highscores: highScoreEntries = entries.compactMapValues { HighScoreTable.parseEntries($0) }
             }
         case .failure(let failure):
             let place = failure.line.map { "line \($0): " } ?? ""
@@ -366,13 +389,12 @@ public final class StateStore {
 
     func markDirty(_ file: File, now: Double) {
         lastNow = max(lastNow, now)
-        dirty.insert(file)
-        if dueTime == nil { dueTime = now + flushDelay }
+        if due[file] == nil { due[file] = now + (flushDelays[file] ?? file.delay) }
     }
 
     deinit {
         // An owner dropped without close() still saves, but leaves the marker: that run
         // did not say it ended cleanly.
-        if !dirty.isEmpty && !isClosed { flush(now: lastNow) }
+        if !due.isEmpty && !isClosed { flush(now: lastNow) }
     }
 }
