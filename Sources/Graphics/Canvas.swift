@@ -756,6 +756,8 @@ final class EllipseMasks {
 
     private var askedOnce: Set<Key> = []
 
+    func forgetAskings() { askedOnce.removeAll() }
+
     func keeps(_ key: Key) -> Bool { KeptSurfaces.shared.contains(.ellipse(key)) }
 
     func mask(_ key: Key, outline: (Rect) -> [Point]) -> Surface? {

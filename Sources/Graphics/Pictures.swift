@@ -55,6 +55,16 @@ public final class KeptSurfaces {
         byteLimit = max(byteLimit, KeptSurfaces.bytesPerScreenPixel * width * height)
     }
 
+    /// Another screen is shown (`Screen.show`). What was asked for once on the last screen
+    /// counts for nothing on this one: a game's sprites, asked for in its last frame before
+    /// it was left and again in its first frame back, were copied then (in fresh pages, in
+    /// the frame that answers the finger) and moved on at once; at 1920x1080 those copies
+    /// filled the budget and pushed the menu's pictures out, to be made again on the way home.
+    public func screenChanged() {
+        ScaledImages.shared.forgetAskings()
+        EllipseMasks.shared.forgetAskings()
+    }
+
     /// Pixel bytes and entry costs kept now.
     var bytes: Int { kept.cost }
     var count: Int { kept.count }
@@ -231,6 +241,8 @@ final class ScaledImages {
     private var seenOnce = Set<Seen>()
     /// Copies made so far (the tests count them).
     private(set) var made = 0
+
+    func forgetAskings() { seenOnce.removeAll(keepingCapacity: true) }
 
     /// The copy of `image` under `transform` (copy pixel -> image pixel; a scale and a
     /// translation) at `width` x `height`, or nil: asked for once so far, too big, or not

@@ -71,6 +71,7 @@ public final class Screen {
             old.willDisappear()
         }
         swipes.reset()
+        KeptSurfaces.shared.screenChanged()
         scene = next
         next.resize(to: size)
         next.advance(to: now)

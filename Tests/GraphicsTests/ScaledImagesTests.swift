@@ -80,6 +80,20 @@ final class ScaledImagesTests: XCTestCase {
         XCTAssertEqual(ScaledImages.shared.made, before + 1)
     }
 
+    /// A sprite drawn in a screen's last frame and again in the next screen's first (a game
+    /// left and opened again) is drawn twice on two screens: no copy, until it stays put.
+    func testAnAskingOnTheLastScreenDoesNotCount() {
+        let image = sprite()
+        let s = target()
+        let before = ScaledImages.shared.made
+        draw(image, into: s, scale: 1.6, rect: Rect(10, 20, 52, 41), alpha: 1, clip: nil)
+        KeptSurfaces(byteLimit: 1 << 20).screenChanged()
+        draw(image, into: s, scale: 1.6, rect: Rect(10, 20, 52, 41), alpha: 1, clip: nil)
+        XCTAssertEqual(ScaledImages.shared.made, before)
+        draw(image, into: s, scale: 1.6, rect: Rect(10, 20, 52, 41), alpha: 1, clip: nil)
+        XCTAssertEqual(ScaledImages.shared.made, before + 1, "asked twice on one screen")
+    }
+
     /// A new image drawn once makes no copy, even where the allocator hands it a freed
     /// image's address and it is drawn at that image's size and position.
     func testANewImageIsNotTakenForAFreedOne() {
