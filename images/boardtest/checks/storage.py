@@ -89,7 +89,8 @@ def high_score(k, coins_from, coins):
     coins dropping all along (more crash points in the same minute), then initials for its top-ten table, as a player
     types them once the screen asks (read with OCR): a letter up, Enter for each slot.
     Returns (the journal's high-score line, the coins now, the disk's counters once the
-    last coin was on disk)."""
+    last coin was on disk, or None when the table's entry was already written then: the
+    zombies won and the initials screen gave up while coins still dropped)."""
     known = k.journal_count("^high scores: ")
     op = operator_menu(k)
     k.tap(*FIRST_TILE)
@@ -103,7 +104,7 @@ def high_score(k, coins_from, coins):
             k.vb.key("ret")
     n = drop_coins(k, coins, coins_from, burst=8, between=play)
     # The game's own writes counted from here: its coins are on disk (each fsync'd).
-    after_coins = disk_writes(k)
+    after_coins = disk_writes(k) if k.journal_count("^high scores: ") == known else None
     # The initials screen times out after 20 s and takes "AAA": the entry is written either way.
     while k.journal_count("^high scores: ") == known and time.monotonic() < t0 + 150:
         time.sleep(3.0)
@@ -201,15 +202,17 @@ def wear(k):
                    "printf '%d\\n' $n >> counters && sync counters; done")
     require(rc == 0, f"the crash points' control could not be written: {out.strip()}")
     per_coin = (coined[0] - idle[0]) / coins
-    per_game = played[0] - after_coins[0]
+    per_game = played[0] - after_coins[0] if after_coins else None
     per_operator = operated[0] - played[0] - 8 * per_coin
     require(k.pid() == pid, "the kiosk restarted during the measurement")
     require(idle_state == 0, f"the state partition took {idle_state} bytes in {idle_seconds:.0f} s idle "
             f"({idle_state * 3600 / idle_seconds / 1024:.0f} KiB an hour)")
     require(operated[1] - start[1] == 0, f"{operated[1] - start[1]} bytes written to a disk other than the state partition")
+    game = (f"{per_game / 1024:.1f} KiB for a game to its end and its high score" if per_game is not None else
+            "a game's end and its high score not measured (its entry was on disk before the last coin)")
     return (f"state partition: 0 bytes in {idle_seconds:.0f} s idle (menu, then attract mode); "
-            f"{per_coin / 1024:.1f} KiB per coin ({coins} coins); {per_game / 1024:.1f} KiB for a game to its end "
-            f"and its high score ({scored}; from its last coin on: {game_coins} coins dropped while it played); "
+            f"{per_coin / 1024:.1f} KiB per coin ({coins} coins); {game} "
+            f"({scored}; from its last coin on: {game_coins} coins dropped while it played); "
             f"{per_operator / 1024:.1f} KiB for a volume change and a books reset (8 coins after it taken out); "
             f"other disks 0 bytes; state files now: {' '.join(files.split())}")
 
