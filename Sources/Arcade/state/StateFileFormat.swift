@@ -105,7 +105,7 @@ extension StateStore {
         guard let bytes = try? Files.readBytes(filePath) else { return }
         // Tables in `scores` already: the old file is what an interrupted move left.
         if highScoreEntries.isEmpty {
-            switch StateStore.parse(bytes, problem: { HighScoreTable.parseEntries($1) == nil ? "not a high-score table" : nil }) {
+            switch StateStore.parse(bytes, problem: { StateStore.valueProblem(.scores, key: StateStore.tablePrefix + $0, value: $1) }) {
             case .success(let entries):
                 highScoreEntries = entries.compactMapValues { HighScoreTable.parseEntries($0) }
                 Log.info("state: the high-score tables move from \(filePath) into \(path(File.scores.rawValue))")

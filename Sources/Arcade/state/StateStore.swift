@@ -275,9 +275,8 @@ public final class StateStore {
 
     /// Writes the files that are due; cheap to call every frame.
     public func flushIfDue(now: Double = monotonicSeconds()) {
-        let files = due.filter { $0.value <= now }.keys
-        guard !files.isEmpty else { return }
-        write(Set(files), now: now)
+        guard due.values.contains(where: { $0 <= now }) else { return }
+        write(Set(due.compactMap { $0.value <= now ? $0.key : nil }), now: now)
     }
 
     /// Writes every changed file now (an operator's action, before exit).
@@ -344,7 +343,7 @@ public final class StateStore {
             isClosed = true
             return
         }
-        due[.counters] = due[.counters] ?? now
+        markDirty(.counters, now: now)
         flush(now: now)
         if isWritable && hasMarker { unlink(path(StateStore.markerName)) }
         isClosed = true
