@@ -103,10 +103,34 @@ public struct Canvas {
     /// on the 1920x1080 menu).
     public func fillRoundedRect(_ rect: Rect, radius: Double, _ color: Color, shadow: Shadow?) {
         guard let shadow else { return fillRoundedRect(rect, radius: radius, color) }
-        let hidden = color.fading(opacity).a == 255
-            ? [wholePixelsInside(rect.insetBy(0, radius)), wholePixelsInside(rect.insetBy(radius, 0))].compactMap { $0 } : []
-        self.shadow(rect, radius: radius, blur: shadow.blur, offsetY: shadow.offsetY, color: shadow.color, hidden: hidden)
+        self.shadow(rect, radius: radius, blur: shadow.blur, offsetY: shadow.offsetY, color: shadow.color,
+                    hidden: solidMiddle(rect, radius: radius, color))
         fillRoundedRect(rect, radius: radius, color)
+    }
+
+    /// A raised panel: its face, `lipHeight` points shorter, over a lip that shows below
+    /// it, on the panel's shadow. Where the face is opaque, the lip is painted only around
+    /// the face's solid middle: a menu tile's face would paint most of its pixels again.
+    public func fillRaisedPanel(_ rect: Rect, radius: Double, lip: Color, face: Color, lipHeight: Double, shadow: Shadow?) {
+        let faceRect = Rect(rect.x, rect.y, rect.width, rect.height - lipHeight)
+        if let shadow {
+            self.shadow(rect, radius: radius, blur: shadow.blur, offsetY: shadow.offsetY, color: shadow.color,
+                        hidden: solidMiddle(rect, radius: radius, lip))
+        }
+        let covered = solidMiddle(faceRect, radius: radius, face)
+        for part in covered.reduce([clip], { parts, hole in parts.flatMap { $0.subtracting(hole) } }) {
+            var around = self
+            around.clip = part
+            around.fillRoundedRect(rect, radius: radius, lip)
+        }
+        fillRoundedRect(faceRect, radius: radius, face)
+    }
+
+    /// The pixels a rounded rect of `color` paints opaque whole (the cross of the rect inset
+    /// by the radius across and down), none where the colour is not opaque.
+    private func solidMiddle(_ rect: Rect, radius: Double, _ color: Color) -> [PixelRect] {
+        guard color.fading(opacity).a == 255 else { return [] }
+        return [wholePixelsInside(rect.insetBy(0, radius)), wholePixelsInside(rect.insetBy(radius, 0))].compactMap { $0 }
     }
 
     public func strokeRoundedRect(_ rect: Rect, radius: Double, width: Double, _ color: Color) {
@@ -324,6 +348,17 @@ public struct Canvas {
         let x0 = Int(px.minX.rounded(.up)), y0 = Int(px.minY.rounded(.up))
         let x1 = Int(px.maxX.rounded(.down)), y1 = Int(px.maxY.rounded(.down))
         return x1 > x0 && y1 > y0 ? PixelRect(x0, y0, x1 - x0, y1 - y0) : nil
+    }
+}
+
+/// A fill that fades from one colour at the top to another at the bottom
+/// (`Canvas.fillVerticalGradient`).
+public struct VerticalGradient: Sendable, Hashable {
+    public var top: Color
+    public var bottom: Color
+    public init(top: Color, bottom: Color) {
+        self.top = top
+        self.bottom = bottom
     }
 }
 

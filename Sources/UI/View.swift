@@ -38,6 +38,9 @@ open class View {
     /// How far the drawing reaches outside the frame (shadows, focus rings), in points.
     public var visualOutset: Double = 0 { didSet { if visualOutset != oldValue { invalidateSubtree() } } }
     public var backgroundColor: Color? { didSet { if backgroundColor != oldValue { setNeedsDisplay() } } }
+    /// A background that fades down the view, square (no `cornerRadius`); drawn where
+    /// `backgroundColor` is nil.
+    public var backgroundGradient: VerticalGradient? { didSet { if backgroundGradient != oldValue { setNeedsDisplay() } } }
     public var cornerRadius: Double = 0 { didSet { if cornerRadius != oldValue { setNeedsDisplay() } } }
     public var clipsToBounds = false
     public var isUserInteractionEnabled = true
@@ -209,8 +212,8 @@ open class View {
     // MARK: - Drawing
 
     /// Draws this view's own content in local points (0,0 is the frame's top-left).
-    /// An override calls `super.draw` first when it sets a backgroundColor: the screen
-    /// counts on an opaque one being painted (`paintsClipOpaquely`).
+    /// An override calls `super.draw` first when it sets a background: the screen counts
+    /// on an opaque one being painted (`paintsClipOpaquely`).
     open func draw(_ canvas: Canvas) {
         if let bg = backgroundColor {
             if cornerRadius > 0 {
@@ -218,6 +221,8 @@ open class View {
             } else {
                 canvas.fill(bounds, bg)
             }
+        } else if let g = backgroundGradient {
+            canvas.fillVerticalGradient(bounds, top: g.top, bottom: g.bottom)
         }
     }
 
@@ -246,10 +251,12 @@ open class View {
     /// view's own background (`draw` fills it first), square, unfaded, on whole pixels.
     /// Then whatever was beneath never shows (the screen skips clearing under such a scene).
     func paintsClipOpaquely(_ canvas: Canvas, parent: ViewTransform, screenScale: Double) -> Bool {
-        guard !isHidden, cornerRadius == 0, let bg = backgroundColor else { return false }
+        guard !isHidden, cornerRadius == 0 else { return false }
+        let colors = backgroundColor.map { [$0] } ?? backgroundGradient.map { [$0.top, $0.bottom] } ?? []
         let transform = parent.composed(withChildFrame: frame, scale: scale)
         let c = ownCanvas(canvas, transform: transform, screenScale: screenScale)
-        guard bg.fading(c.opacity).a == 255, let whole = c.wholePixels(bounds) else { return false }
+        guard !colors.isEmpty, colors.allSatisfy({ $0.fading(c.opacity).a == 255 }),
+              let whole = c.wholePixels(bounds) else { return false }
         return whole.contains(canvas.clip)
     }
 

@@ -48,12 +48,19 @@ final class DamageTests: XCTestCase {
         // The screen skips its clear under a scene that paints itself opaque on whole
         // pixels; every other scene is cleared first. Either way a full redraw over a
         // scribbled shadow must give the picture drawn over a clean one.
+        // The menu's background: it fades down the screen, opaque or not.
+        let gradient = VerticalGradient(top: Theme.backgroundTop, bottom: Theme.background)
         for (size, configure) in [((1280, 800), { (_: DemoScene, _: Screen) in }),  // opaque, clear skipped
                                   ((1366, 768), { _, _ in }),  // whatever the scale makes of its edges
                                   ((800, 480), { s, _ in s.backgroundColor = Theme.background.withAlpha(0.5) }),
                                   ((800, 480), { s, _ in s.cornerRadius = 24 }),
                                   ((800, 480), { s, _ in s.alpha = 0.7 }),
-                                  ((800, 480), { _, screen in screen.contentOffset = Point(7, 3) })] {
+                                  ((800, 480), { _, screen in screen.contentOffset = Point(7, 3) }),
+                                  ((1920, 1080), { s, _ in s.backgroundColor = nil; s.backgroundGradient = gradient }),
+                                  ((800, 480), { s, _ in
+                                      s.backgroundColor = nil
+                                      s.backgroundGradient = VerticalGradient(top: gradient.top, bottom: gradient.bottom.withAlpha(0.6))
+                                  })] {
             let (clean, scribbled) = (Screen(width: size.0, height: size.1), Screen(width: size.0, height: size.1))
             for screen in [clean, scribbled] {
                 let scene = DemoScene()
@@ -69,6 +76,10 @@ final class DamageTests: XCTestCase {
         screen.show(scene, now: 1)
         XCTAssertTrue(scene.paintsClipOpaquely(Canvas(surface: screen.shadow, scale: screen.scale),
                                                parent: .identity, screenScale: screen.scale), "the case the clear is skipped in")
+        scene.backgroundColor = nil
+        scene.backgroundGradient = gradient
+        XCTAssertTrue(scene.paintsClipOpaquely(Canvas(surface: screen.shadow, scale: screen.scale),
+                                               parent: .identity, screenScale: screen.scale), "an opaque gradient: skipped too")
     }
 
     func testRemovedViewLeavesNoTrace() {

@@ -30,9 +30,8 @@ final class GameTile: Button {
     override func draw(_ canvas: Canvas) {
         let r = bounds.insetBy(isPressed ? 4 : 0, isPressed ? 4 : 0)
         let top = isPressed ? game.color.darker(0.2) : game.color
-        canvas.fillRoundedRect(r, radius: cornerRadius, top.darker(0.35),
+        canvas.fillRaisedPanel(r, radius: cornerRadius, lip: top.darker(0.35), face: top, lipHeight: 6,
                                shadow: isPressed ? nil : GameTile.shadow)
-        canvas.fillRoundedRect(r.insetBy(0, 0).offsetBy(0, 0).with(height: r.height - 6), radius: cornerRadius, top)
         // A soft light spot behind the picture.
         let pictureSide = min(r.width * 0.62, r.height * 0.5)
         let pc = Point(r.midX, r.minY + r.height * 0.38)
@@ -60,10 +59,6 @@ final class GameTile: Button {
     }
 }
 
-extension Rect {
-    func with(height: Double) -> Rect { Rect(x, y, width, height) }
-}
-
 /// The screen the kiosk boots to: one big tile per enabled game.
 public final class MenuScene: Scene {
     public private(set) var games: [GameDescriptor]
@@ -79,9 +74,6 @@ public final class MenuScene: Scene {
     /// Credits mode: the credits and what to do ("Credits 2 · tap a game", "Insert coin"),
     /// shown in place of the subtitle; nil in free play.
     public var creditLine: String? { didSet { if creditLine != oldValue { applyLanguage() } } }
-    private let background = DrawingView { canvas, r in
-        canvas.fillVerticalGradient(r, top: Theme.backgroundTop, bottom: Theme.background)
-    }
 
     /// Where the games' own tile pictures are read from (`<data_dir>`); nil draws every
     /// tile's emoji.
@@ -94,7 +86,8 @@ public final class MenuScene: Scene {
         self.language = language
         self.dataDirectory = dataDirectory
         super.init()
-        addSubview(background)
+        // The scene's own background: the screen need not clear under it.
+        backgroundGradient = VerticalGradient(top: Theme.backgroundTop, bottom: Theme.background)
         addSubview(title)
         addSubview(subtitle)
         rebuildTiles()
@@ -150,7 +143,6 @@ public final class MenuScene: Scene {
     }
 
     public override func layout() {
-        background.frame = bounds
         let portrait = size.height > size.width
         title.frame = Rect(0, portrait ? 40 : 18, size.width, 56)
         subtitle.frame = Rect(0, title.frame.maxY, size.width, 26)
