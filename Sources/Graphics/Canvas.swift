@@ -108,24 +108,6 @@ public struct Canvas {
         fillRoundedRect(rect, radius: radius, color)
     }
 
-    /// A raised panel: its face, `lipHeight` points shorter, over a lip that shows below
-    /// it, on the panel's shadow. Where the face is opaque, the lip is painted only around
-    /// the face's solid middle: a menu tile's face would paint most of its pixels again.
-    public func fillRaisedPanel(_ rect: Rect, radius: Double, lip: Color, face: Color, lipHeight: Double, shadow: Shadow?) {
-        let faceRect = Rect(rect.x, rect.y, rect.width, rect.height - lipHeight)
-        if let shadow {
-            self.shadow(rect, radius: radius, blur: shadow.blur, offsetY: shadow.offsetY, color: shadow.color,
-                        hidden: solidMiddle(rect, radius: radius, lip))
-        }
-        let covered = solidMiddle(faceRect, radius: radius, face)
-        for part in covered.reduce([clip], { parts, hole in parts.flatMap { $0.subtracting(hole) } }) {
-            var around = self
-            around.clip = part
-            around.fillRoundedRect(rect, radius: radius, lip)
-        }
-        fillRoundedRect(faceRect, radius: radius, face)
-    }
-
     /// The pixels a rounded rect of `color` paints opaque whole (the cross of the rect inset
     /// by the radius across and down), none where the colour is not opaque.
     private func solidMiddle(_ rect: Rect, radius: Double, _ color: Color) -> [PixelRect] {

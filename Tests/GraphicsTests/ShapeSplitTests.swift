@@ -150,29 +150,6 @@ final class ShadowMaskTests: XCTestCase {
         XCTAssertEqual(PixelRect(0, 0, 10, 10).subtracting(PixelRect(-5, -5, 30, 30)), [])
     }
 
-    /// A raised panel paints its lip only around the face's solid middle: byte for byte
-    /// the lip on its shadow drawn whole and the face over it (a menu tile, as it was drawn).
-    func testRaisedPanelMatchesTheLipThenTheFace() {
-        let rects = [Rect(40.25, 30.75, 200.5, 120.25), Rect(100, 80, 420, 560), Rect(-30.4, 500.6, 300, 200),
-                     Rect(300, 200, 30, 24)]  // the last: its radius leaves no middle
-        let clips = [PixelRect(0, 0, 800, 700), PixelRect(120, 150, 300, 250), PixelRect(0, 600, 800, 40)]
-        for (rect, scale) in rects.flatMap({ r in [(r, 1.0), (r, 1.35)] }) {
-            for clip in clips {
-                for (face, opacity, shadow) in [(Color(hex: 0x2F6FD0), 1.0, Shadow(blur: 12, offsetY: 6)),
-                                                (Color(hex: 0xF0B040), 0.7, Shadow(blur: 12, offsetY: 6)),
-                                                (Color(r: 250, g: 250, b: 250, a: 200), 1.0, nil)] {
-                    let lip = face.darker(0.35)
-                    XCTAssertTrue(sameDrawing(scale: scale, clip: clip, opacity: opacity, { a in
-                        a.fillRaisedPanel(rect, radius: 22, lip: lip, face: face, lipHeight: 6, shadow: shadow)
-                    }, { b in
-                        b.fillRoundedRect(rect, radius: 22, lip, shadow: shadow)
-                        b.fillRoundedRect(Rect(rect.x, rect.y, rect.width, rect.height - 6), radius: 22, face)
-                    }), "\(rect) scale \(scale) clip \(clip) \(face) opacity \(opacity)")
-                }
-            }
-        }
-    }
-
     /// Stacked in argb8888 (pixman's fast paths) and kept as a8: the very bytes of the
     /// layers stacked in a8.
     func testMaskStackedInArgbIsTheA8Stack() {

@@ -30,8 +30,9 @@ final class GameTile: Button {
     override func draw(_ canvas: Canvas) {
         let r = bounds.insetBy(isPressed ? 4 : 0, isPressed ? 4 : 0)
         let top = isPressed ? game.color.darker(0.2) : game.color
-        canvas.fillRaisedPanel(r, radius: cornerRadius, lip: top.darker(0.35), face: top, lipHeight: 6,
+        canvas.fillRoundedRect(r, radius: cornerRadius, top.darker(0.35),
                                shadow: isPressed ? nil : GameTile.shadow)
+        canvas.fillRoundedRect(Rect(r.x, r.y, r.width, r.height - 6), radius: cornerRadius, top)
         // A soft light spot behind the picture.
         let pictureSide = min(r.width * 0.62, r.height * 0.5)
         let pc = Point(r.midX, r.minY + r.height * 0.38)
