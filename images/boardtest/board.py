@@ -183,11 +183,13 @@ class VirtualBoard:
             "-display", self.display,
         ] + boot + self.state_drive() + (
             # A network card on QEMU's user network, closed to the outside (restrict=on): only
-            # the exporter's port is reachable, from this machine.
-            ["-netdev", f"user,id=net0,restrict=on,hostfwd=tcp:127.0.0.1:{self.exporter_host_port}-:{self.exporter_port}"
+            # the exporter's port is reachable, from this machine, and the guest reaches only
+            # the fleet's server (guestfwd; a board without the exporter has it for that).
+            ["-netdev", "user,id=net0,restrict=on"
+             + (f",hostfwd=tcp:127.0.0.1:{self.exporter_host_port}-:{self.exporter_port}" if self.exporter_port else "")
              + "".join(f",guestfwd=tcp:10.0.2.100:{port}-cmd:{TCP_RELAY} {host}"
                        for port, host in self.guestfwd),
-             "-device", "virtio-net-pci,netdev=net0"] if self.exporter_port and not self.open_network else
+             "-device", "virtio-net-pci,netdev=net0"] if (self.exporter_port or self.guestfwd) and not self.open_network else
             ["-netdev", "user,id=net0", "-device", "virtio-net-pci,netdev=net0"] if self.open_network else [])
 
     def state_drive(self):

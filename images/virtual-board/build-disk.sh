@@ -209,6 +209,9 @@ if [ ! -s "$base" ]; then
     # The profile's node exporter and its network (DHCP): the fleet's server is reached there too.
     bw_enable_exporter "$tmp" "$profile"
     [ -z "$fleet_pkgs" ] || bw_fleet_install "$tmp" "$arch"
+    # The fleet's server is reached over the network, which the exporter brings up; a
+    # profile without one (qemu-arm64) gets DHCP for the fleet alone.
+    [ -z "$fleet_pkgs" ] || [ -n "$(bw_exporter_port "$profile")" ] || bw_enable_dhcp "$tmp"
     # The root is the slot, mounted read-only by the initramfs (no line here). The ESP holds
     # GRUB's environment (RAUC writes it) and the slot check's record; the state disk is
     # found by its label (make_state_disk's bw-state): a copy of it on a stick ranks below

@@ -171,13 +171,6 @@ def main():
                 if wanted and k not in args.skip]
     if "update" in args.skip:
         ab_steps = []  # the others start from the updated board
-    # The fleet's server is reached over the board's network, which only a profile with the
-    # node exporter gives it (VirtualBoard): the arm64 profile has none, so no fleet step there.
-    port = images.profile_value(arch, "metrics", "exporter_port")
-    no_network = None if port.isdigit() and int(port) > 0 else \
-        f"the {images.PROFILES[arch]} board has no network (its profile has no [metrics] exporter_port)"
-    if "fleet" in ab_steps and no_network:
-        ab_steps.remove("fleet")
     results = Results(timed=True)
     t0 = time.monotonic()
     # A killed test (CI timeout, Ctrl-C) must not leave QEMU running.
@@ -187,11 +180,6 @@ def main():
             ab_steps = []  # no image: the failed build is the run's one line
     if ab_steps:
         updates.run(os.path.abspath(args.binary), args.workdir, results, testdata, ab_steps)
-    if fleet and no_network and not {"update", "fleet"} & args.skip:
-        if only:
-            results.record(False, updates.fleet.title, no_network)
-        else:
-            print(f"fleet: not run: {no_network}", flush=True)
     print(f"artifacts in {args.workdir}; total {time.monotonic() - t0:.0f} s")
     print(f"{results.passed} passed, {results.failed} failed", flush=True)
     return 0 if results.failed == 0 else 1

@@ -259,10 +259,10 @@ def reboots_by_itself(ab, what):
       "is idle; a broken one rolls back by itself; the server shows each result")
 def fleet(ab, op, v, server):
     t0 = time.monotonic()
-    t_enroll = server.enroll(ab)
+    t_enroll = server.enroll(ab, 240 * ab.slow)
     registered = server.state()
     ab.kiosk.wait_active(180 * ab.slow)
-    _, version, t_good = server.assign(server.good_bundle)
+    _, version, t_good = server.assign(server.good_bundle, 900 * ab.slow)
     require(version == v.v3, f"goosebit read the bundle's version as {version}, not {v.v3}")
     require(str(server.device().get("last_state")).lower() == "finished", f"the install of {v.v3}: {server.state()}")
     reboots_by_itself(ab, v.v3)
@@ -271,7 +271,7 @@ def fleet(ab, op, v, server):
     f = ab.wait_confirmed("A")
     require(f.get("version") == v.v3, f"after the fleet's update os-release says {f.get('version')}, not {v.v3}")
     require_kept(f, "the fleet's update")
-    reported = server.wait("the board's version after its reboot", lambda d: d.get("sw_version") == v.v3, 180)
+    reported = server.wait("the board's version after its reboot", lambda d: d.get("sw_version") == v.v3, 180 * ab.slow)
     good = f"{v.v3}: enrolled in {t_enroll:.0f} s ({registered}), installed {t_good:.0f} s after its assignment, " \
            f"booted on A, marked good, coins and the high score kept; the server: {reported.get('last_state')} {v.v3}"
     ab.kiosk.on_screen("ab-04-fleet-v3")
@@ -279,14 +279,14 @@ def fleet(ab, op, v, server):
     # trial boot fails, the slot check marks B bad and reboots into A, whose
     # boardwalk-fleet-report tells the server.
     t2 = time.monotonic()
-    _, broken, t_broken = server.assign(server.broken_bundle)
+    _, broken, t_broken = server.assign(server.broken_bundle, 900 * ab.slow)
     reboots_by_itself(ab, broken)
     failed_trial(ab, "B", "broken")
     f, ready = back_on(ab, "A", v.v3, "the broken update")
     require(f.get("B_OK") == "0", f"slot B is not marked bad: {f}")
     rc, log = ab.sh("grep 'trial boot failed' /boot/efi/boardwalk/slot-check.log | tail -1")
     require(rc == 0 and "slot B" in log, f"the slot check's log does not show slot B's failed trial: {log}")
-    d = server.wait_failure(broken)
+    d = server.wait_failure(broken, 300 * ab.slow)
     require(d.get("sw_version") == v.v3, f"the server's version for the board after the rollback: {server.state()}")
     ab.kiosk.on_screen("ab-05-fleet-rolled-back")
     return (f"{good}; {broken}: installed {t_broken:.0f} s after its assignment, the trial boot on B failed, "
