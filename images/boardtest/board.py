@@ -29,9 +29,9 @@ UEFI = {"amd64": ("/usr/share/OVMF/OVMF_CODE_4M.fd", "/usr/share/OVMF/OVMF_VARS_
 # The disk board's vCPUs: one on x86, where OVMF's wake-up of a second one hangs (below); two
 # on arm64 (PSCI starts them, no such wake-up).
 DISK_BOARD_CPUS = {"amd64": 1, "arm64": 2}
-# How much longer the emulated board takes than the x86 one (TCG emulating arm64 on an x86
-# host: the A/B board's boots and installs, 2026-12-07): the disk board's waits are scaled
-# by it, its checks are the same.
+# How much longer the emulated board may take than the x86 one (TCG emulating arm64 on an
+# x86 host: the arm64 disk board READY at 50-90 s of uptime on its first boot, the x86 one's
+# 12-20 s, 2026-12-07): the disk board's waits are scaled by it, its checks are the same.
 SLOWDOWN = {"amd64": 1.0, "arm64": 2.0}
 
 # What differs between the two virtual boards; everything else is one recipe.

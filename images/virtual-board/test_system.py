@@ -145,7 +145,7 @@ def main():
                     "for working on one check. update, rollback and fleet (the A/B disk board; the module "
                     "updates) alone skip the kernel + initrd board")
     ap.add_argument("--skip", help="comma-separated checks (names as for --only) left out of the run: make test's "
-                    "arm64 board leaves out the boards of its own that the x86 board runs (CI's time)")
+                    "arm64 board leaves out the boards of its own and the A/B disk board (update), which the x86 boards run (CI's time)")
     args = ap.parse_args()
     args.skip = steps_asked(args.skip) or set()
 
