@@ -9,7 +9,6 @@ kiosk is idle, the server told of its success; then a bundle whose kiosk cannot 
 assigned, and the board back on version 3 by itself (the slot check marks the trial slot
 bad and reboots), the server told of its failure."""
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
