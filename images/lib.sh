@@ -363,12 +363,20 @@ PY
         printf '[Service]\nReadWritePaths=-%s\n' "$dir" > "$root/etc/systemd/system/boardwalk.service.d/metrics.conf"
         printf 'd %s 0755 boardwalk boardwalk - -\n' "$dir" > "$root/etc/tmpfiles.d/boardwalk-metrics.conf"
     fi
-    # DHCP on the named interface only; without one, on every wired interface (Ethernet
-    # names: enX..., ethN), a USB adapter plugged in by anyone included.
+    bw_enable_dhcp "$root" "$iface"
+    bw_log "node exporter: port $port${addr:+ on $addr}${iface:+ on $iface only}, textfile collector on $dir, DHCP on ${iface:-every wired interface}"
+}
+
+# bw_enable_dhcp ROOT [INTERFACE]: systemd-networkd brings the network up by DHCP on the
+# named interface only; without one, on every wired interface (Ethernet names: enX...,
+# ethN), a USB adapter plugged in by anyone included.
+bw_enable_dhcp() {
+    local root=$1 iface=${2:-}
+    mkdir -p "$root/etc/systemd/network" "$root/etc/systemd/system/multi-user.target.wants" \
+        "$root/etc/systemd/system/sockets.target.wants"
     printf '[Match]\nName=%s\n\n[Network]\nDHCP=yes\n' "${iface:-en* eth*}" > "$root/etc/systemd/network/80-boardwalk-wired.network"
     ln -sf /lib/systemd/system/systemd-networkd.service "$root/etc/systemd/system/multi-user.target.wants/systemd-networkd.service"
     ln -sf /lib/systemd/system/systemd-networkd.socket "$root/etc/systemd/system/sockets.target.wants/systemd-networkd.socket"
-    bw_log "node exporter: port $port${addr:+ on $addr}${iface:+ on $iface only}, textfile collector on $dir, DHCP on ${iface:-every wired interface}"
 }
 
 # bw_lockdown_files ROOT: no key chord on a keyboard plugged into the kiosk reaches the

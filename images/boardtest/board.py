@@ -22,10 +22,17 @@ from .screendump import Image
 HERE = os.path.dirname(os.path.abspath(__file__))
 TCP_RELAY = os.path.join(os.path.dirname(HERE), "virtual-board", "tcp-relay.py")
 
-# UEFI firmware for the disk board (Debian's ovmf): the code read-only, the variables a
-# copy per workdir.
-OVMF_CODE = "/usr/share/OVMF/OVMF_CODE_4M.fd"
-OVMF_VARS = "/usr/share/OVMF/OVMF_VARS_4M.fd"
+# The disk board's UEFI firmware (Debian's ovmf, qemu-efi-aarch64's AAVMF), as (code,
+# variables): the code read-only, the variables a copy per workdir.
+UEFI = {"amd64": ("/usr/share/OVMF/OVMF_CODE_4M.fd", "/usr/share/OVMF/OVMF_VARS_4M.fd"),
+        "arm64": ("/usr/share/AAVMF/AAVMF_CODE.fd", "/usr/share/AAVMF/AAVMF_VARS.fd")}
+# The disk board's vCPUs: one on x86, where OVMF's wake-up of a second one hangs (below); two
+# on arm64 (PSCI starts them, no such wake-up).
+DISK_BOARD_CPUS = {"amd64": 1, "arm64": 2}
+# How much longer the emulated board may take than the x86 one (TCG emulating arm64 on an
+# x86 host: the arm64 disk board READY at 50-90 s of uptime on its first boot, the x86 one's
+# 12-20 s, 2026-12-07): the disk board's waits are scaled by it, its checks are the same.
+SLOWDOWN = {"amd64": 1.0, "arm64": 2.0}
 
 # What differs between the two virtual boards; everything else is one recipe.
 MACHINES = {
@@ -61,6 +68,7 @@ class VirtualBoard:
                  arch="amd64", boot_disk=None, disks=(), usb_sticks=(), state_log=None, guestfwd=(),
                  serial_console=False, open_network=False):
         self.arch = arch
+        self.slowdown = SLOWDOWN[arch]
         # guestfwd: (port, host port) pairs: the guest's connections to 10.0.2.100:port go to
         # 127.0.0.1:host port on this machine (the fleet's server, boardtest/fleet_server.py); nothing
         # else outside is reachable (restrict=on).
@@ -75,7 +83,7 @@ class VirtualBoard:
         port = profile_value(arch, "metrics", "exporter_port")
         self.exporter_port = int(port) if port.isdigit() and int(port) > 0 else None
         self.exporter_host_port = free_port() if self.exporter_port else None
-        # The disk board (x86): boot_disk is build-disk.sh's A/B disk, booted through OVMF
+        # The disk board: boot_disk is build-disk.sh's A/B disk, booted through UEFI
         # and GRUB (kernel, initrd and cmdline unused); the guest may reboot itself (an
         # update, a rollback): QEMU quits and is started again on the same disks, as a
         # board's reset starts its firmware afresh. One QEMU through the guest's resets
@@ -119,14 +127,17 @@ class VirtualBoard:
         extra = os.environ.get("BOARDWALK_VB_CMDLINE_EXTRA", "")
         machine = [a.format(wav=self.wav_path) for a in MACHINES[self.arch]]
         if self.boot_disk:
-            vars_copy = os.path.join(self.workdir, "OVMF_VARS.fd")
+            code, variables = UEFI[self.arch]
+            vars_copy = os.path.join(self.workdir, "UEFI_VARS.fd")
             if not os.path.exists(vars_copy):
-                shutil.copyfile(OVMF_VARS, vars_copy)
+                shutil.copyfile(variables, vars_copy)
             # As a Raspberry Pi, which has no clock: the board starts in 1970 (systemd lifts
-            # its clock to its own build date), and updates must install all the same. A
-            # hardware watchdog (i6300esb; the guest's systemd feeds it) resets a hung board.
-            boot = ["-rtc", "base=1970-01-01", "-device", "i6300esb",
-                    "-drive", f"if=pflash,format=raw,unit=0,readonly=on,file={OVMF_CODE}",
+            # its clock to its own build date), and updates must install all the same (the
+            # arm64 machine says so already). A hardware watchdog (i6300esb on PCI, on both
+            # machines; the guest's systemd feeds it) resets a hung board.
+            boot = ([] if "-rtc" in machine else ["-rtc", "base=1970-01-01"]) + [
+                    "-device", "i6300esb",
+                    "-drive", f"if=pflash,format=raw,unit=0,readonly=on,file={code}",
                     "-drive", f"if=pflash,format=raw,unit=1,file={vars_copy}",
                     "-drive", f"file={self.boot_disk},if=none,id=boot,format=raw",
                     "-device", "virtio-blk-pci,drive=boot,bootindex=0"]
@@ -147,8 +158,9 @@ class VirtualBoard:
             # on 2026-12-04 (three full CI runs, one of the A/B steps alone) after the
             # guest's own reboot: both vCPUs spinning in firmware, no serial output for
             # 10+ min, a system_reset no help (edk2 knows a boot CPU spinning forever on
-            # a second one that missed its start-up IPI). It gets one vCPU.
-            "-accel", "tcg,thread=multi", "-m", str(self.memory_mb), "-smp", "1" if self.boot_disk else "2",
+            # a second one that missed its start-up IPI). It gets one vCPU (DISK_BOARD_CPUS).
+            "-accel", "tcg,thread=multi", "-m", str(self.memory_mb),
+            "-smp", str(DISK_BOARD_CPUS[self.arch] if self.boot_disk else 2),
             "-nodefaults", "-no-user-config", "-no-reboot",
         ] + machine[1:] + [
             "-device", "virtio-gpu-pci,id=video0",
@@ -171,11 +183,13 @@ class VirtualBoard:
             "-display", self.display,
         ] + boot + self.state_drive() + (
             # A network card on QEMU's user network, closed to the outside (restrict=on): only
-            # the exporter's port is reachable, from this machine.
-            ["-netdev", f"user,id=net0,restrict=on,hostfwd=tcp:127.0.0.1:{self.exporter_host_port}-:{self.exporter_port}"
+            # the exporter's port is reachable, from this machine, and the guest reaches only
+            # the fleet's server (guestfwd; a board without the exporter has it for that).
+            ["-netdev", "user,id=net0,restrict=on"
+             + (f",hostfwd=tcp:127.0.0.1:{self.exporter_host_port}-:{self.exporter_port}" if self.exporter_port else "")
              + "".join(f",guestfwd=tcp:10.0.2.100:{port}-cmd:{TCP_RELAY} {host}"
                        for port, host in self.guestfwd),
-             "-device", "virtio-net-pci,netdev=net0"] if self.exporter_port and not self.open_network else
+             "-device", "virtio-net-pci,netdev=net0"] if (self.exporter_port or self.guestfwd) and not self.open_network else
             ["-netdev", "user,id=net0", "-device", "virtio-net-pci,netdev=net0"] if self.open_network else [])
 
     def state_drive(self):

@@ -44,11 +44,12 @@ def build(binary, outdir, testdata=None, log=None, arch="amd64"):
 
 
 
-def build_disk(binary, outdir, testdata=None, log=None, version=None, bundle_only=False):
-    """Builds the A/B disk board (build-disk.sh): OUTDIR/disk.img (unless bundle_only),
-    OUTDIR/update.raucb and OUTDIR/rootfs.ext4 for the version given (else the build's).
-    Returns (disk or None, bundle, version)."""
-    cmd = [os.path.join(SCRIPTS, "build-disk.sh")] + (["--bundle-only"] if bundle_only else []) + [binary, outdir]
+def build_disk(binary, outdir, testdata=None, log=None, version=None, bundle_only=False, arch="amd64"):
+    """Builds the A/B disk board for arch (build-disk.sh): OUTDIR/disk.img (unless
+    bundle_only), OUTDIR/update.raucb and OUTDIR/rootfs.ext4 for the version given (else the
+    build's). Returns (disk or None, bundle, version)."""
+    cmd = [os.path.join(SCRIPTS, "build-disk.sh")] + (["--bundle-only"] if bundle_only else []) + \
+        ["--arch", arch, binary, outdir]
     if testdata:
         cmd.append(testdata)
     env = dict(os.environ)
@@ -112,6 +113,13 @@ def profile_value(arch, section, key):
                     return v.strip()
     return ""
 
+
+def serial_console(arch):
+    """The board's serial console device (ttyS0, ttyAMA0): the profile's console= argument."""
+    for arg in profile_value(arch, "boot", "cmdline").split():
+        if arg.startswith("console="):
+            return arg[len("console="):].split(",")[0]
+    raise ValueError(f"the {PROFILES[arch]} profile's command line names no console")
 
 
 def find_kernel_dir():

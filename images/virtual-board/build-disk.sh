@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# The x86 virtual board on a disk, with A/B updates: booted through OVMF (UEFI) and GRUB,
-# two root slots managed by RAUC's grub backend. Beside build.sh's kernel + initrd board
-# (which stays as it was); the state partition stays the virtual board's separate state disk (images/boardtest).
+# The virtual board on a disk, with A/B updates: booted through UEFI (OVMF on x86, AAVMF on
+# arm64) and GRUB, two root slots managed by RAUC's grub backend. Beside build.sh's kernel +
+# initrd board (which stays as it was); the state partition stays the virtual board's
+# separate state disk (images/boardtest).
 #
-#   images/virtual-board/build-disk.sh [--bundle-only] BINARY OUTDIR [TESTDATA_DIR]
+#   images/virtual-board/build-disk.sh [--bundle-only] [--arch amd64|arm64] BINARY OUTDIR [TESTDATA_DIR]
+#
+# --arch: the board's CPU (default amd64), as build.sh's; the kiosk binary must be for it
+# (a shell script stands in for a broken kiosk on either).
 #
 # Writes OUTDIR/rootfs.ext4 (this version's root), OUTDIR/update.raucb (its signed bundle),
 # OUTDIR/version and, unless --bundle-only, OUTDIR/disk.img: a GPT disk (sparse file)
-#   1  esp    64 MiB FAT   EFI/BOOT/BOOTX64.EFI (GRUB), grub.cfg, grubenv
+#   1  esp    64 MiB FAT   EFI/BOOT/BOOTX64.EFI or BOOTAA64.EFI (GRUB), grub.cfg, grubenv
 #   2  rootA   1 GiB ext4  this version (kernel and initramfs in /boot), read-only
 #   3  rootB   1 GiB ext4  empty until the first update
 # The version is $BOARDWALK_IMAGE_VERSION, else `git describe`. Built without loop devices
@@ -18,35 +22,84 @@ set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 bundle_only=no
 if [ "${1:-}" = --bundle-only ]; then bundle_only=yes; shift; fi
+arch=amd64
+if [ "${1:-}" = --arch ]; then arch=$2; shift 2; fi
+# What differs between the two boards. The sound card's module: AC97 on x86; USB audio on
+# arm64 (Debian's arm64 kernel has no AC97; build.sh). GRUB's EFI platform and the file
+# name the firmware starts from a disk without boot entries.
+case "$arch" in
+    amd64) profile_name=qemu-x86_64 sound=snd_intel8x0 grub_platform=x86_64-efi efi_image=BOOTX64.EFI ;;
+    arm64) profile_name=qemu-arm64 sound=snd_usb_audio grub_platform=arm64-efi efi_image=BOOTAA64.EFI ;;
+    *) echo "build-disk.sh: --arch amd64|arm64" >&2; exit 2 ;;
+esac
 # Debian 13, as the Pi cards: its GLib runs the fleet updater (images/fleet/fleet.sh).
 BOARDWALK_SUITE=${BOARDWALK_SUITE:-trixie}
 # A test board: its bundles are signed with the development key (images/rauc.sh).
 export BOARDWALK_RAUC_DEV_KEYS=1
 source "$HERE/../lib.sh"
-bw_one_build_at_a_time "$0" $([ $bundle_only = no ] || echo --bundle-only) "$@"
+bw_one_build_at_a_time "$0" $([ $bundle_only = no ] || echo --bundle-only) --arch "$arch" "$@"
 source "$HERE/test-image.sh"
 source "$HERE/../rauc.sh"
 source "$HERE/../fleet/fleet.sh"
 
-bin=${1:?usage: build-disk.sh [--bundle-only] BINARY OUTDIR [TESTDATA_DIR]}
-out=${2:?usage: build-disk.sh [--bundle-only] BINARY OUTDIR [TESTDATA_DIR]}
+bin=${1:?usage: build-disk.sh [--bundle-only] [--arch ARCH] BINARY OUTDIR [TESTDATA_DIR]}
+out=${2:?usage: build-disk.sh [--bundle-only] [--arch ARCH] BINARY OUTDIR [TESTDATA_DIR]}
 testdata=${3:-}
-arch=amd64
-profile=$BW_REPO/boards/qemu-x86_64.conf
-compatible=boardwalk-qemu-x86_64
+profile=$BW_REPO/boards/$profile_name.conf
+compatible=boardwalk-$profile_name
+[ -f "$profile" ] || bw_die "no board profile $profile"
 [ "$(id -u)" = 0 ] || bw_die "needs root (file owners in the root); run with sudo"
 for tool in mkfs.ext4 mkfs.vfat mcopy sfdisk grub-mkimage grub-editenv busybox rauc mksquashfs depmod; do
     command -v "$tool" >/dev/null || bw_die "$tool is missing (scripts/install-deps.sh test)"
 done
-[ -d /usr/lib/grub/x86_64-efi ] || bw_die "GRUB's EFI modules are missing (grub-efi-amd64-bin)"
+# A kiosk for another CPU would fail only at the board's boot.
+case "$(od -An -tx1 -j18 -N2 "$bin" 2>/dev/null | tr -d ' '):$(head -c4 "$bin" | od -An -c | tr -d ' ')" in
+    3e00:177ELF) [ "$arch" = amd64 ] || bw_die "$bin is an x86_64 program; the board is $arch" ;;
+    b700:177ELF) [ "$arch" = arm64 ] || bw_die "$bin is an arm64 program; the board is $arch" ;;
+    *:177ELF) bw_die "$bin is a program for neither amd64 nor arm64" ;;
+esac
+[ "$arch" = amd64 ] || bw_foreign_arch "$arch"
+
+# bw_board_deb PACKAGE SUITE [VERSION]: one of Debian's packages for the board's CPU, unpacked
+# under the cache (the arm64 board's static busybox and GRUB modules, which this machine's
+# own packages are not). Prints the directory.
+bw_board_deb() {
+    local pkg=$1 suite=$2 ver=${3:-} d
+    d=$BW_CACHE/deb-$pkg-$arch-$suite${ver:+-$ver}
+    if [ ! -f "$d/.complete" ]; then
+        bw_log "$pkg: Debian $suite $arch${ver:+ $ver}"
+        rm -rf "$d.part"; mkdir -p "$d.part/deb"
+        (cd "$d.part/deb" && bw_apt "$suite" "$arch" apt-get download "$pkg${ver:+=$ver}" >&2) ||
+            bw_die "cannot fetch $pkg${ver:+ $ver} for $arch from Debian $suite"
+        dpkg-deb -x "$d.part"/deb/*.deb "$d.part"
+        rm -rf "$d.part/deb"; touch "$d.part/.complete"
+        rm -rf "$d"; mv "$d.part" "$d"
+    fi
+    echo "$d"
+}
+# The initramfs's busybox (static) and GRUB's EFI modules, for the board's CPU. On arm64 the
+# modules are the release of this machine's grub-mkimage, which builds the image from them.
+if [ "$arch" = amd64 ]; then
+    busybox=$(command -v busybox)
+    grub_ver=$(dpkg-query -W -f='${Version}' grub-efi-amd64-bin 2>/dev/null || echo unknown)
+    grub_dir=/usr/lib/grub/x86_64-efi
+    [ -d "$grub_dir" ] || bw_die "GRUB's EFI modules are missing (grub-efi-amd64-bin)"
+else
+    busybox=$(bw_board_deb busybox-static "$BW_SUITE")/usr/bin/busybox
+    [ -x "$busybox" ] || busybox=${busybox%/usr/bin/busybox}/bin/busybox
+    grub_ver=$(dpkg-query -W -f='${Version}' grub-common)
+    grub_dir=$(bw_board_deb grub-efi-arm64-bin "$(. /etc/os-release && echo "$VERSION_CODENAME")" "$grub_ver")/usr/lib/grub/arm64-efi
+fi
+[ -x "$busybox" ] || bw_die "no static busybox for $arch"
 mkdir -p "$out"
 version=$(bw_image_version)
 
 # The board's modules (build.sh's list) and what updates need: loop, squashfs and
 # dm-verity (mounting a bundle), vfat and its code pages (the ESP, a USB stick), and a USB
-# stick itself (xHCI, mass storage, SCSI disks); the board's hardware watchdog (QEMU's
-# i6300esb, which systemd feeds: RuntimeWatchdogSec); virtio_net: the exporter and the fleet.
-modules="virtio_gpu virtio_input snd_intel8x0 uinput virtio_console evdev virtio_pci virtio_blk ext4
+# stick itself (xHCI, mass storage, SCSI disks; on arm64 the sound card's bus too); the
+# board's hardware watchdog (QEMU's i6300esb on PCI, on both boards, which systemd feeds:
+# RuntimeWatchdogSec); virtio_net: the exporter and the fleet.
+modules="virtio_gpu virtio_input $sound uinput virtio_console evdev virtio_pci virtio_blk ext4
          loop squashfs dm_verity vfat nls_cp437 nls_ascii nls_utf8 xhci_pci usb_storage sd_mod i6300esb virtio_net"
 kdir=$(bw_kernel "$BW_SUITE" "$arch" $modules)
 kver=$(cat "$kdir/version")
@@ -64,7 +117,7 @@ make_initramfs() {
     local dest=$1 ir m f
     ir=$(mktemp -d "$BW_CACHE/initramfs.XXXXXX")
     mkdir -p "$ir/bin" "$ir/dev" "$ir/proc" "$ir/sys" "$ir/root" "$ir/modules"
-    cp "$(command -v busybox)" "$ir/bin/busybox"
+    cp "$busybox" "$ir/bin/busybox"
     for f in sh mount umount insmod switch_root sleep cat grep sed echo mkdir reboot ls readlink od tr basename; do ln -s busybox "$ir/bin/$f"; done
     # The modules to mount a virtio disk's ext4, in dependency order.
     for m in virtio_pci virtio_blk ext4; do
@@ -134,7 +187,7 @@ EOF
 
 # --- the cached root: Debian + modules + system files + RAUC + test helpers + kernel.
 key=$(bw_key "$tar" "$kver" "$kdir/vmlinuz" "$keys/keyring.pem" "$BW_IMAGES/lib.sh" "$BW_IMAGES/rauc.sh" "$0" \
-      "$BW_REPO"/systemd/* "$HERE"/guest/* "$HERE/test-image.sh" "$(command -v busybox)" "$cmdline" \
+      "$BW_REPO"/systemd/* "$HERE"/guest/* "$HERE/test-image.sh" "$busybox" "$cmdline" \
       ${fleet_pkgs:+"$BW_FLEET_DIR"/*})
 base=$BW_CACHE/diskroot-$arch-$key.tar
 if [ ! -s "$base" ]; then
@@ -156,6 +209,9 @@ if [ ! -s "$base" ]; then
     # The profile's node exporter and its network (DHCP): the fleet's server is reached there too.
     bw_enable_exporter "$tmp" "$profile"
     [ -z "$fleet_pkgs" ] || bw_fleet_install "$tmp" "$arch"
+    # The fleet's server is reached over the network, which the exporter brings up; a
+    # profile without one (qemu-arm64) gets DHCP for the fleet alone.
+    [ -z "$fleet_pkgs" ] || [ -n "$(bw_exporter_port "$profile")" ] || bw_enable_dhcp "$tmp"
     # The root is the slot, mounted read-only by the initramfs (no line here). The ESP holds
     # GRUB's environment (RAUC writes it) and the slot check's record; the state disk is
     # found by its label (make_state_disk's bw-state): a copy of it on a stick ranks below
@@ -181,6 +237,13 @@ tmp=$(mktemp -d "$BW_CACHE/diskver.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 tar -C "$tmp" -xf "$base"
 bw_install_kiosk "$tmp" "$bin" "$profile"
+# The fleet's reboot into an installed update waits for the kiosk's activity file
+# (images/fleet/boardwalk-fleet), which `textfile_dir = auto` writes only where the profile
+# runs the exporter: a profile without one (qemu-arm64) has the directory named here.
+if [ -n "$fleet_pkgs" ] && [ -z "$(bw_exporter_port "$profile")" ]; then
+    printf '\n[metrics]\n# build-disk.sh: the activity file the fleet'"'"'s reboot waits for.\ntextfile_dir = /run/boardwalk-metrics\n' \
+        >> "$tmp/etc/boardwalk/board.conf"
+fi
 # No PIN in the root (nor so in the bundle): the board's state disk holds it (test_system.py).
 if [ -n "$testdata" ]; then
     mkdir -p "$tmp/usr/share/boardwalk-test"
@@ -201,12 +264,11 @@ bw_rauc_bundle "$out/rootfs.ext4" "$version" "$compatible" "$out/update.raucb"
 
 # --- the ESP: GRUB (an EFI image with the modules it needs built in), its config and
 # environment. Cached: it changes only with GRUB, this recipe and the command line.
-grub_ver=$(dpkg-query -W -f='${Version}' grub-efi-amd64-bin 2>/dev/null || echo unknown)
 esp=$BW_CACHE/esp-$arch-$(bw_key "$grub_ver" "$0" "$cmdline").img
 if [ ! -s "$esp" ]; then
     bw_log "esp: GRUB $grub_ver"
     e=$(mktemp -d "$BW_CACHE/esp.XXXXXX")
-    grub-mkimage -O x86_64-efi -p /EFI/BOOT -o "$e/BOOTX64.EFI" \
+    grub-mkimage -O "$grub_platform" -d "$grub_dir" -p /EFI/BOOT -o "$e/$efi_image" \
         part_gpt fat ext2 normal linux loadenv test regexp echo sleep reboot efi_gop probe
     cat > "$e/grub.cfg" <<EOF
 # Boardwalk's A/B boot (images/virtual-board/build-disk.sh). RAUC's grub backend keeps
@@ -265,7 +327,7 @@ EOF
     rm -f "$esp.part"
     mkfs.vfat -F 32 -n ESP -C "$esp.part" $((64 * 1024)) >/dev/null
     mmd -i "$esp.part" ::/EFI ::/EFI/BOOT ::/boardwalk ::/boardwalk/rauc
-    mcopy -i "$esp.part" "$e/BOOTX64.EFI" "$e/grub.cfg" "$e/grubenv" ::/EFI/BOOT/
+    mcopy -i "$esp.part" "$e/$efi_image" "$e/grub.cfg" "$e/grubenv" ::/EFI/BOOT/
     rm -rf "$e"
     mv "$esp.part" "$esp"
     find "$BW_CACHE" -maxdepth 1 -name "esp-$arch-*.img" ! -name "$(basename "$esp")" -delete 2>/dev/null || true

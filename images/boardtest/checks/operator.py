@@ -12,6 +12,7 @@ from ..results import require
 class OperatorMenu:
     def __init__(self, ab):
         self.ab, self.vb, self.kiosk, self.dir, self.sh = ab, ab.vb, ab.kiosk, ab.dir, ab.sh
+        self.slow = ab.slow
         # What was mounted under /run/boardwalk-usb while the System tab was open.
         self.mounted_for_operator = []
 
@@ -38,7 +39,7 @@ class OperatorMenu:
     def open_menu(self):
         """As an operator: the service key (F12), the PIN tapped on the pad; the menu opens
         on its Screen tab."""
-        self.kiosk.wait_active(180)
+        self.kiosk.wait_active(180 * self.slow)
         # No wait for the start-up work (the tunes: minutes under TCG on one vCPU): the
         # PIN's PBKDF2 runs on a thread of its own, and the run loop feeds the watchdog.
         opened = lambda: int(self.sh("journalctl -b -u boardwalk.service -o cat | grep -c '^operator menu: opened'")[1] or 0)
@@ -50,7 +51,7 @@ class OperatorMenu:
             for digit in os.environ["BOARDWALK_VB_PIN"]:
                 self.tap(self.PIN_KEYS[digit])
             self.tap(self.PIN_OK, 2.0)
-            deadline = time.monotonic() + 60  # the PIN's PBKDF2 (100k rounds) under emulation
+            deadline = time.monotonic() + 60 * self.slow  # the PIN's PBKDF2 (100k rounds) under emulation
             while opened() == before and time.monotonic() < deadline:
                 time.sleep(2.0)
             if opened() > before:
@@ -132,7 +133,7 @@ class OperatorMenu:
         require(self.mounted_for_operator and all(fs in ("vfat", "exfat") for _, fs in self.mounted_for_operator),
               f"with the System tab open, the sticks mounted are not FAT or exFAT alone: {self.mounted_for_operator}")
         self.tap(self.UPDATE_BUTTON, 1.0)
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + 120 * self.slow
         while time.monotonic() < deadline:
             rc, log = self.sh("journalctl -b -u boardwalk.service -o cat | grep -e '^update: ' | tail -1")
             if "ready(" in log or "failed(" in log:
@@ -149,6 +150,7 @@ class OperatorMenu:
             if button:
                 break
         require(button, "no confirmation dialog with an Install button on the screen")
+        timeout *= self.slow
         t0 = time.monotonic()
         self.tap(button, 3.0)
         self.kiosk.shot("ab-menu-03-installing")

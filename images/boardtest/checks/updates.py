@@ -1,4 +1,4 @@
-"""Updates and rollbacks on the A/B disk board (x86): version 1 booted from slot A; version
+"""Updates and rollbacks on the A/B disk board (x86 or arm64, the kiosk's CPU): version 1 booted from slot A; version
 2's bundle installed from a USB stick through the operator menu, a reboot into it with the
 coins kept and the new version on the System tab (update); then a bundle whose kernel
 panics, installed with `rauc install` from a second disk, and the board back on version 2
@@ -9,7 +9,6 @@ kiosk is idle, the server told of its success; then a bundle whose kiosk cannot 
 assigned, and the board back on version 3 by itself (the slot check marks the trial slot
 bad and reboots), the server told of its failure."""
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -18,7 +17,7 @@ import traceback
 
 from ..board import VirtualBoard
 from ..fleet_server import FleetServer, semver
-from ..images import REPO, as_root, build_disk, make_state_disk, make_stick
+from ..images import PROFILES, REPO, as_root, binary_arch, build_disk, make_state_disk, make_stick, serial_console
 from ..kiosk import save_journal_and_stop
 from ..results import Failed, require
 from . import step
@@ -34,23 +33,26 @@ AB_HIGH_SCORE = 4321
 PANIC_MARK = "boardwalk-test: the init of this update exits now; the kernel panics"
 
 
-def panic_bundle(rootfs, outdir, version, log):
+def panic_bundle(rootfs, outdir, version, arch, log):
     """A bundle whose kernel panics at boot: a root image (the broken kiosk's) whose
     /boot/initrd.img is an initramfs whose init (busybox) writes PANIC_MARK on the serial
     console and exits: the kernel panics ("Attempted to kill init!"; quiet loglevel=0 keeps
-    the panic's own lines off the console). Made from a copy with debugfs, signed with
-    rauc.sh's development key."""
+    the panic's own lines off the console). Made from a copy with debugfs (the busybox
+    from the root's own initramfs: the board's CPU), signed with rauc.sh's development key."""
     os.makedirs(outdir, exist_ok=True)
     img = os.path.join(outdir, "rootfs.ext4")
     subprocess.run(["cp", "--sparse=always", rootfs, img], check=True)
     empty = os.path.join(outdir, "initrd-panic.img")
     with tempfile.TemporaryDirectory() as d:
-        os.makedirs(os.path.join(d, "bin"))
+        initrd = os.path.join(d, "initrd.img")
+        subprocess.run(["debugfs", "-R", f"dump /boot/initrd.img {initrd}", img], check=True, stdout=log, stderr=log)
+        with open(initrd, "rb") as f:
+            subprocess.run(["cpio", "-i", "-d", "--quiet", "bin/busybox"], stdin=f, cwd=d, check=True)
+        os.unlink(initrd)
         os.mkdir(os.path.join(d, "dev"))
-        shutil.copy(shutil.which("busybox"), os.path.join(d, "bin", "busybox"))
         with open(os.path.join(d, "init"), "w") as f:
             f.write("#!/bin/busybox sh\n/bin/busybox mount -t devtmpfs devtmpfs /dev\n"
-                    f"echo '{PANIC_MARK}' > /dev/ttyS0\nexit 1\n")
+                    f"echo '{PANIC_MARK}' > /dev/{serial_console(arch)}\nexit 1\n")
         os.chmod(os.path.join(d, "init"), 0o755)
         with open(empty, "wb") as f:
             subprocess.run(["cpio", "-o", "-H", "newc", "--quiet"], input=b"bin\nbin/busybox\ndev\ninit\n", cwd=d,
@@ -59,7 +61,7 @@ def panic_bundle(rootfs, outdir, version, log):
     subprocess.run(["debugfs", "-w", "-R", f"write {empty} /boot/initrd.img", img], check=True, stdout=log, stderr=log)
     out = os.path.join(outdir, "update.raucb")
     cmd = ["bash", "-c", 'set -eu; source "$1/lib.sh"; source "$1/rauc.sh"; bw_rauc_bundle "$2" "$3" "$4" "$5"', "-",
-           os.path.join(REPO, "images"), img, version, "boardwalk-qemu-x86_64", out]
+           os.path.join(REPO, "images"), img, version, "boardwalk-" + PROFILES[arch], out]
     subprocess.run(as_root(cmd), check=True, stdout=log, stderr=log, env=dict(os.environ, BOARDWALK_RAUC_DEV_KEYS="1"))
     return out
 
@@ -76,14 +78,14 @@ class Versions:
         self.v3, self.broken = semver(3, base, "charlie"), semver(4, base, "broken")
 
 
-def make_board(binary, sub, testdata, versions, steps, fleet, log):
-    """Builds the disk (version 1), the bundles (2; for the rollback the panicking one; for
-    the fleet 3 and the broken kiosk's, kept on `fleet`), the USB sticks and the state;
-    returns the VirtualBoard."""
+def make_board(binary, arch, sub, testdata, versions, steps, fleet, log):
+    """Builds the disk for arch (version 1), the bundles (2; for the rollback the panicking
+    one; for the fleet 3 and the broken kiosk's, kept on `fleet`), the USB sticks and the
+    state; returns the VirtualBoard."""
     tb = time.monotonic()
-    disk, _, built1 = build_disk(binary, os.path.join(sub, "v1"), testdata, log=log, version=versions.v1)
+    disk, _, built1 = build_disk(binary, os.path.join(sub, "v1"), testdata, log=log, version=versions.v1, arch=arch)
     _, bundle2, built2 = build_disk(binary, os.path.join(sub, "v2"), testdata, log=log, version=versions.v2,
-                                    bundle_only=True)
+                                    bundle_only=True, arch=arch)
     bundles = [bundle2]
     require(built1 == versions.v1 and built2 == versions.v2, f"built versions {built1}, {built2}")
     if "rollback" in steps or "fleet" in steps:
@@ -93,13 +95,13 @@ def make_board(binary, sub, testdata, versions, steps, fleet, log):
                     "echo 'boardwalk: broken on purpose by the system test' >&2\nexit 1\n")
         os.chmod(broken, 0o755)
         _, broken_bundle, _ = build_disk(broken, os.path.join(sub, "broken"), None, log=log,
-                                         version=versions.broken, bundle_only=True)
+                                         version=versions.broken, bundle_only=True, arch=arch)
     if "rollback" in steps:
         bundles.append(panic_bundle(os.path.join(sub, "broken", "rootfs.ext4"), os.path.join(sub, "panic"),
-                                    versions.panic, log))
+                                    versions.panic, arch, log))
     if fleet:
         _, fleet.good_bundle, _ = build_disk(binary, os.path.join(sub, "v3"), testdata, log=log, version=versions.v3,
-                                             bundle_only=True)
+                                             bundle_only=True, arch=arch)
         fleet.broken_bundle = broken_bundle
     # Version 2 on a USB stick (the operator's path); the panicking bundle on a second disk
     # (the command line's path, `rauc install FILE`). Each under a name of its own.
@@ -133,9 +135,9 @@ def make_board(binary, sub, testdata, versions, steps, fleet, log):
     for src, dst in zip((disk, state), clones):
         subprocess.run(["cp", "--sparse=always", src, dst], check=True)
     served = [fleet.good_bundle, fleet.broken_bundle] if fleet else []
-    print(f"A/B images built in {time.monotonic() - tb:.0f} s (v1 disk, bundles "
+    print(f"{arch} A/B images built in {time.monotonic() - tb:.0f} s (v1 disk, bundles "
           f"{', '.join(f'{os.path.getsize(b) >> 20} MB' for b in bundles + served)}); booting the disk board", flush=True)
-    return VirtualBoard(sub, None, None, None, state_disk=state, boot_disk=disk, disks=disks,
+    return VirtualBoard(sub, None, None, None, arch=arch, state_disk=state, boot_disk=disk, disks=disks,
                         usb_sticks=[stick] + clones, guestfwd=fleet.guestfwd if fleet else ())
 
 
@@ -161,7 +163,7 @@ def update(ab, op, v, fleet):
     # Pressed again only if the kiosk was restarting (busy emulation: a watchdog restart)
     # and so never saw it.
     for attempt in range(3):
-        ab.kiosk.wait_active(180)
+        ab.kiosk.wait_active(180 * ab.slow)
         ab.vb.coin()
         deadline = time.monotonic() + 40
         while ab.facts().get("coins") is None and time.monotonic() < deadline:
@@ -256,10 +258,10 @@ def reboots_by_itself(ab, what):
       "is idle; a broken one rolls back by itself; the server shows each result")
 def fleet(ab, op, v, server):
     t0 = time.monotonic()
-    t_enroll = server.enroll(ab)
+    t_enroll = server.enroll(ab, 240 * ab.slow)
     registered = server.state()
-    ab.kiosk.wait_active(180)
-    _, version, t_good = server.assign(server.good_bundle)
+    ab.kiosk.wait_active(180 * ab.slow)
+    _, version, t_good = server.assign(server.good_bundle, 900 * ab.slow)
     require(version == v.v3, f"goosebit read the bundle's version as {version}, not {v.v3}")
     require(str(server.device().get("last_state")).lower() == "finished", f"the install of {v.v3}: {server.state()}")
     reboots_by_itself(ab, v.v3)
@@ -268,7 +270,7 @@ def fleet(ab, op, v, server):
     f = ab.wait_confirmed("A")
     require(f.get("version") == v.v3, f"after the fleet's update os-release says {f.get('version')}, not {v.v3}")
     require_kept(f, "the fleet's update")
-    reported = server.wait("the board's version after its reboot", lambda d: d.get("sw_version") == v.v3, 180)
+    reported = server.wait("the board's version after its reboot", lambda d: d.get("sw_version") == v.v3, 180 * ab.slow)
     good = f"{v.v3}: enrolled in {t_enroll:.0f} s ({registered}), installed {t_good:.0f} s after its assignment, " \
            f"booted on A, marked good, coins and the high score kept; the server: {reported.get('last_state')} {v.v3}"
     ab.kiosk.on_screen("ab-04-fleet-v3")
@@ -276,14 +278,14 @@ def fleet(ab, op, v, server):
     # trial boot fails, the slot check marks B bad and reboots into A, whose
     # boardwalk-fleet-report tells the server.
     t2 = time.monotonic()
-    _, broken, t_broken = server.assign(server.broken_bundle)
+    _, broken, t_broken = server.assign(server.broken_bundle, 900 * ab.slow)
     reboots_by_itself(ab, broken)
     failed_trial(ab, "B", "broken")
     f, ready = back_on(ab, "A", v.v3, "the broken update")
     require(f.get("B_OK") == "0", f"slot B is not marked bad: {f}")
     rc, log = ab.sh("grep 'trial boot failed' /boot/efi/boardwalk/slot-check.log | tail -1")
     require(rc == 0 and "slot B" in log, f"the slot check's log does not show slot B's failed trial: {log}")
-    d = server.wait_failure(broken)
+    d = server.wait_failure(broken, 300 * ab.slow)
     require(d.get("sw_version") == v.v3, f"the server's version for the board after the rollback: {server.state()}")
     ab.kiosk.on_screen("ab-05-fleet-rolled-back")
     return (f"{good}; {broken}: installed {t_broken:.0f} s after its assignment, the trial boot on B failed, "
@@ -307,7 +309,7 @@ def run(binary, workdir, results, testdata, steps):
         # The server first: the board's QEMU forwards the guest's 10.0.2.100 to its port.
         server = FleetServer(sub).start() if "fleet" in steps else None
         with open(os.path.join(sub, "build.log"), "w") as log:
-            vb = make_board(binary, sub, testdata, versions, steps, server, log)
+            vb = make_board(binary, binary_arch(binary), sub, testdata, versions, steps, server, log)
         vb.start()
         ab = ABBoard(vb, sub)
         op = OperatorMenu(ab)
