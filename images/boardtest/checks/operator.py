@@ -12,7 +12,8 @@ from ..results import require
 class OperatorMenu:
     def __init__(self, ab):
         self.ab, self.vb, self.kiosk, self.dir, self.sh = ab, ab.vb, ab.kiosk, ab.dir, ab.sh
-        self.slow = ab.slow
+        # How much slower than the x86 board this one runs (its waits are scaled by it).
+        self.slow = ab.vb.slowdown
         # What was mounted under /run/boardwalk-usb while the System tab was open.
         self.mounted_for_operator = []
 
