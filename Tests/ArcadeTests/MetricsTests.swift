@@ -263,13 +263,19 @@ final class MetricsTests: XCTestCase {
 
     func testTheSettings() {
         var s = Settings()
-        XCTAssertNil(s.metrics.textfileDirectory, "off by default")
+        var asked: [String] = []
+        let made = { (path: String) -> Bool in asked.append(path); return true }
+        XCTAssertNil(s.metrics.textfileDirectory(isDirectory: { _ in false }), "auto: off without the directory")
+        XCTAssertEqual(s.metrics.textfileDirectory(isDirectory: made), "/run/boardwalk-metrics",
+                       "auto: the directory the kiosk's tmpfiles make, exporter or not (the fleet reads it too)")
+        XCTAssertEqual(asked, ["/run/boardwalk-metrics"])
         XCTAssertNil(s.apply(key: "metrics.exporter_port", value: "9100"))
-        XCTAssertEqual(s.metrics.textfileDirectory, "/run/boardwalk-metrics", "auto follows the exporter")
+        XCTAssertNil(s.metrics.textfileDirectory(isDirectory: { _ in false }), "the exporter's port is the image builder's")
         XCTAssertNil(s.apply(key: "metrics.textfile_dir", value: "/var/lib/node-exporter/"))
-        XCTAssertEqual(s.metrics.textfileDirectory, "/var/lib/node-exporter")
+        XCTAssertEqual(s.metrics.textfileDirectory(isDirectory: { _ in false }), "/var/lib/node-exporter",
+                       "a named directory is written (a missing one is a warning: testAnUnwritableDirectoryIsOneLogLineAndTheKioskRunsOn)")
         XCTAssertNil(s.apply(key: "metrics.textfile_dir", value: "none"))
-        XCTAssertNil(s.metrics.textfileDirectory)
+        XCTAssertNil(s.metrics.textfileDirectory(isDirectory: made))
         XCTAssertNotNil(s.apply(key: "metrics.textfile_dir", value: "relative/dir"))
         XCTAssertNotNil(s.apply(key: "metrics.exporter_port", value: "70000"))
         XCTAssertEqual(s.value(for: "metrics.exporter_port"), "9100")

@@ -237,13 +237,6 @@ tmp=$(mktemp -d "$BW_CACHE/diskver.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 tar -C "$tmp" -xf "$base"
 bw_install_kiosk "$tmp" "$bin" "$profile"
-# The fleet's reboot into an installed update waits for the kiosk's activity file
-# (images/fleet/boardwalk-fleet), which `textfile_dir = auto` writes only where the profile
-# runs the exporter: a profile without one (qemu-arm64) has the directory named here.
-if [ -n "$fleet_pkgs" ] && [ -z "$(bw_exporter_port "$profile")" ]; then
-    printf '\n[metrics]\n# build-disk.sh: the activity file the fleet'"'"'s reboot waits for.\ntextfile_dir = /run/boardwalk-metrics\n' \
-        >> "$tmp/etc/boardwalk/board.conf"
-fi
 # No PIN in the root (nor so in the bundle): the board's state disk holds it (test_system.py).
 if [ -n "$testdata" ]; then
     mkdir -p "$tmp/usr/share/boardwalk-test"

@@ -120,20 +120,23 @@ public struct Settings: Equatable, Sendable {
     }
 
     public struct Metrics: Equatable, Sendable {
-        /// Where the kiosk writes `boardwalk.prom` for the node exporter's textfile
-        /// collector: a directory, "none" (off), or "auto": `defaultTextfileDir` when the
-        /// board runs the exporter (`exporter_port`), else off.
+        /// Where the kiosk writes `boardwalk.prom` (the node exporter's textfile collector)
+        /// and `boardwalk-activity.prom` (the fleet's reboot waits for it): a directory,
+        /// "none" (off), or "auto" (`textfileDirectory`).
         public var textfileDir = "auto"
         /// The node exporter's port, for the image builder (images/lib.sh `bw_enable_exporter`);
         /// nil: no exporter. The kiosk itself never listens (PrivateNetwork=yes).
         public var exporterPort: Int? = nil
         public static let defaultTextfileDir = "/run/boardwalk-metrics"
 
-        /// The directory the metrics go to; nil: no metrics file.
-        public var textfileDirectory: String? {
+        /// The directory the metrics go to; nil: no metrics file. "auto" is
+        /// `defaultTextfileDir` where it exists: the kiosk's tmpfiles make it on every image
+        /// and package install, whoever reads it (the exporter, the fleet's reboot); a
+        /// development machine has none.
+        public func textfileDirectory(isDirectory: (String) -> Bool = Files.isDirectory) -> String? {
             switch textfileDir {
             case "none": return nil
-            case "auto": return exporterPort == nil ? nil : Self.defaultTextfileDir
+            case "auto": return isDirectory(Self.defaultTextfileDir) ? Self.defaultTextfileDir : nil
             default: return textfileDir
             }
         }

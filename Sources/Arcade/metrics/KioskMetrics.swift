@@ -75,7 +75,7 @@ final class KioskReporting {
 
     /// Starts (or stops, or moves) the metrics file after the settings changed.
     func apply(_ settings: Settings.Metrics) {
-        let directory = settings.textfileDirectory
+        let directory = settings.textfileDirectory()
         guard directory != writer?.directory else { return }
         writer = directory.map { MetricsWriter(directory: $0) }
     }
