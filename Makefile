@@ -148,12 +148,15 @@ arm64-checks:
 
 # A Raspberry Pi SD card from Debian 13's archive with A/B slots and its RAUC bundle
 # (images/rpi/build-sdcard.sh), opened and checked without loop devices
-# (images/rpi/test_sdcard.py); first the tryboot backend's tests on a fake card.
+# (images/rpi/test_sdcard.py); first the tryboot backend's tests on a fake card. A card
+# that starts U-Boot (Debian's kernel) is then booted on QEMU's raspi3b through an update's
+# trial, its fallback and its commit (images/rpi/test_card_boot.py, about 10 minutes).
 RPI_BOARD ?= rpi4-official-7in
 rpi-card: arm64
 	python3 images/rpi/test_tryboot_backend.py
 	$(SUDO) images/rpi/build-sdcard.sh $(RPI_BOARD) $(ARM64_BIN) out/rpi/$(RPI_BOARD).img
 	python3 images/rpi/test_sdcard.py out/rpi/$(RPI_BOARD).img $(RPI_BOARD)
+	python3 images/rpi/test_card_boot.py out/rpi/$(RPI_BOARD).img --workdir out/rpi/card-boot
 
 # Debian 13 packages of the kiosk, boardwalk_VERSION_{amd64,arm64}.deb in out/deb, built with
 # debhelper from debian/ in trixie roots of each architecture and checked by trixie's

@@ -26,13 +26,14 @@ test="$build unicode-cldr-core sox python3-numpy qemu-system-x86 mmdebstrap cpio
 bench="$build gcc libc6-dev libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev llvm-19"
 # arm64 on x86: qemu-user through binfmt_misc (arm64 roots, the arm64 kiosk's screenshots),
 # the arm64 virtual board and its A/B disk board's UEFI firmware (AAVMF), and the Pi card's
-# file systems (built without loop devices).
+# file systems (built without loop devices) and U-Boot boot script (mkimage, u-boot-tools).
 # The Debian packages (make deb, scripts/deb.sh) need mmdebstrap, qemu-user, and reprepro
 # and gnupg for the signed apt repository (make apt-repo) here:
 # debhelper, dpkg-dev and lintian are Debian 13's, in the trixie root that builds them
 # (images/deb/build-packages.txt), since bookworm's would name bookworm's libraries and
 # check against bookworm's policy.
-arm64="$test qemu-user-static binfmt-support arch-test qemu-system-arm qemu-efi-aarch64 mtools dosfstools e2fsprogs fdisk"
+arm64="$test qemu-user-static binfmt-support arch-test qemu-system-arm qemu-efi-aarch64 mtools dosfstools e2fsprogs fdisk
+       u-boot-tools"
 case "${1:-build}" in
   build) want=$build ;;
   test) want=$test ;;

@@ -28,6 +28,12 @@
 #                                  marked bad until then)
 #   7  ext4  "bw-state"    64 MiB  /var/lib/boardwalk: scores and settings, the only place the
 #                                  kiosk writes, which updates never touch (nofail)
+# With Debian's kernel, which cannot pass the firmware the tryboot flag, the firmware starts
+# U-Boot (Debian's u-boot-rpi, GPL-2.0+) from the committed slot's boot partition, and U-Boot's
+# boot script (boot.cmd, boot.scr on partition 1) starts the committed slot's kernel or, once,
+# a slot on trial (rauc-tryboot-backend's U-Boot mode); a boot partition then holds slot.env
+# (kernel, initramfs, bootargs=) instead of cmdline.txt, and partition 1 U-Boot's
+# environment (uboot.env: no delay, no keyboard, no USB scan).
 # Each card gets its own random disk id (BOARDWALK_RPI_DISK_ID sets one): cmdline.txt names
 # the root by PARTUUID=<disk id>-05|06; fstab and RAUC's slots name the partitions by their
 # number on the disk the root is on (/dev/disk/boardwalk/partN, 61-boardwalk-system-disk.rules),
@@ -36,10 +42,10 @@
 # signed with the product's key (BOARDWALK_RAUC_KEYDIR); a test card may use images/rauc.sh's
 # development key instead (BOARDWALK_RAUC_DEV_KEYS=1), never a product build.
 #
-# Needs root, mmdebstrap, dosfstools, mtools, e2fsprogs, fdisk, rauc, squashfs-tools and
-# qemu-user-static with binfmt_misc (scripts/install-deps.sh arm64). No loop devices: the
-# file systems are made from directories (mkfs.ext4 -d, mcopy) and put together with sfdisk
-# and dd.
+# Needs root, mmdebstrap, dosfstools, mtools, e2fsprogs, fdisk, rauc, squashfs-tools,
+# u-boot-tools and qemu-user-static with binfmt_misc (scripts/install-deps.sh arm64). No loop
+# devices: the file systems are made from directories (mkfs.ext4 -d, mcopy) and put together
+# with sfdisk and dd.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 BOARDWALK_SUITE=${BOARDWALK_SUITE:-trixie}
@@ -54,7 +60,7 @@ profile=$BW_REPO/boards/$board.conf
 [ -f "$profile" ] || bw_die "no board profile $profile"
 [ "$(bw_profile_get "$profile" board arch)" = arm64 ] || bw_die "$board is not an arm64 board"
 [ "$(id -u)" = 0 ] || bw_die "needs root (file owners and device nodes in the root)"
-for tool in mmdebstrap mkfs.vfat mcopy mkfs.ext4 sfdisk readelf systemd-sysusers rauc mksquashfs openssl dtc; do
+for tool in mmdebstrap mkfs.vfat mcopy mkfs.ext4 sfdisk readelf systemd-sysusers rauc mksquashfs openssl dtc mkimage mkenvimage; do
     command -v "$tool" >/dev/null || bw_die "$tool is missing (scripts/install-deps.sh arm64)"
 done
 case "$(readelf -h "$bin" 2>/dev/null | sed -n 's/.*Machine: *//p')" in
@@ -100,11 +106,12 @@ else
     [ "$kernel" = linux-image-arm64 ] ||
         bw_die "$board needs $kernel, which Debian does not have: set BOARDWALK_RPI_SOURCES (images/README.md)"
     # One sorted list: the cached root does not depend on which list names a package.
-    tar=$(bw_root_tar arm64 "$(bw_list "$BW_IMAGES/packages.txt" "$HERE/packages.txt" "$kernel" $(bw_exporter_packages "$profile") | tr , '\n' | sort -u | paste -sd, -)")
-    tar -C "$root" -xf "$tar"
     # Debian's upstream kernel passes the firmware no reboot flags (its Raspberry Pi firmware
-    # driver only notifies the reboot): no trial boot, the new slot is switched to directly.
-    trial=switch
+    # driver only notifies the reboot): U-Boot tries a new slot (boot.cmd).
+    trial=uboot
+    tar=$(bw_root_tar arm64 "$(bw_list "$BW_IMAGES/packages.txt" "$HERE/packages.txt" "$kernel" u-boot-rpi $(bw_exporter_packages "$profile") | tr , '\n' | sort -u | paste -sd, -)")
+    tar -C "$root" -xf "$tar"
+    [ -f "$root/usr/lib/u-boot/rpi_arm64/u-boot.bin" ] || bw_die "u-boot-rpi has no rpi_arm64/u-boot.bin"
     own_overlays=yes
 fi
 
@@ -157,9 +164,9 @@ bw_os_release "$root" "$version"
 # boot 3 + root 6 (each boot partition a child of its root slot: they are written together).
 install -D -m 0755 "$HERE/rauc-tryboot-backend" "$root/usr/lib/boardwalk/rauc-tryboot-backend"
 printf '%s\n' "# How rauc-tryboot-backend tries a new slot (images/rpi/build-sdcard.sh): tryboot (one" \
-    "# trial boot through the firmware's tryboot flag, committed by mark-good) or switch (the new" \
-    "# slot becomes the default at once; mark-bad puts the old one back), for kernels that" \
-    "# cannot pass the firmware the tryboot flag (Debian's)." "TRIAL=$trial" > "$root/etc/boardwalk/tryboot.conf"
+    "# trial boot through the firmware's tryboot flag, committed by mark-good) or uboot (the" \
+    "# same, U-Boot's boot script taking the trial once), for kernels that cannot pass the" \
+    "# firmware the tryboot flag (Debian's)." "TRIAL=$trial" > "$root/etc/boardwalk/tryboot.conf"
 # The slots by their number on the system disk: the same in every bundle, whatever the card's id.
 BW_RAUC_CUSTOM_BACKEND=/usr/lib/boardwalk/rauc-tryboot-backend BW_RAUC_DATA_DIR=/boot/firmware/boardwalk \
     bw_rauc_install "$root" custom "$compatible" /dev/disk/boardwalk/part5 /dev/disk/boardwalk/part6
@@ -219,6 +226,17 @@ fi
 } > "$work/config.txt"
 mv "$work/config.txt" "$boot/config.txt"
 cmdline_of() { echo "$(bw_cmdline "$profile") root=PARTUUID=$disk_id-$2 rootfstype=ext4 ro rauc.slot=$1"; }
+# U-Boot mode: the firmware starts U-Boot; the kernel and initramfs the hooks named in
+# config.txt go to each slot's slot.env, which boot.scr reads.
+if [ "$trial" = uboot ]; then
+    uboot_kernel=$(sed -n 's/^kernel=//p' "$boot/config.txt" | tail -n 1)
+    uboot_initramfs=$(sed -n 's/^initramfs \([^ ]*\).*/\1/p' "$boot/config.txt" | tail -n 1)
+    [ -f "$boot/$uboot_kernel" ] && [ -f "$boot/$uboot_initramfs" ] ||
+        bw_die "config.txt names kernel '$uboot_kernel' and initramfs '$uboot_initramfs', not both on the boot partition"
+    cp "$root/usr/lib/u-boot/rpi_arm64/u-boot.bin" "$boot/u-boot.bin"
+    sed -i -e 's/^kernel=.*/kernel=u-boot.bin/' -e '/^initramfs /d' "$boot/config.txt"
+    bw_log "U-Boot (u-boot-rpi $(sed -n '/^Package: u-boot-rpi$/,/^$/s/^Version: //p' "$root/var/lib/dpkg/status")) starts $uboot_kernel and $uboot_initramfs"
+fi
 
 # Partition 1: autoboot.txt (slot A committed, B to try), the slots' states (B has no
 # system yet), and bootcode.bin, which the Pi 3 and Zero 2 W boot ROM loads from here.
@@ -227,6 +245,15 @@ printf '[all]\ntryboot_a_b=1\nboot_partition=2\n[tryboot]\nboot_partition=3\n' >
 printf '# Boardwalk'"'"'s A/B slots (rauc-tryboot-backend): good/bad, and a slot on trial.\nA=good\nB=bad\ntrial=none\n' \
     > "$work/bootsel/boardwalk/slots"
 [ -f "$boot/bootcode.bin" ] && cp "$boot/bootcode.bin" "$work/bootsel/"
+if [ "$trial" = uboot ]; then
+    # U-Boot scans the bootable partition (this one) for boot.scr, and reads its environment
+    # from uboot.env here (its default one with the kiosk's changes, rpi/uboot-env.py: no
+    # delay, no keyboard, no USB scan; 16 KiB, rpi_arm64's CONFIG_ENV_SIZE).
+    mkimage -A arm64 -T script -C none -n "Boardwalk A/B" -d "$HERE/boot.cmd" "$work/bootsel/boot.scr" >&2
+    python3 "$HERE/uboot-env.py" "$boot/u-boot.bin" > "$work/uboot-env.txt"
+    mkenvimage -s 0x4000 -o "$work/bootsel/uboot.env" "$work/uboot-env.txt"
+    printf 'bw_committed=A\n' > "$work/bootsel/boardwalk/boot.env"
+fi
 
 sel_mb=32 boot_mb=256 state_mb=64
 root_fs_mb=$(( $(du -sm --exclude=./boot/firmware "$root" | cut -f1) * 5 / 4 + 64 ))
@@ -241,7 +268,13 @@ mkfs.vfat -F 16 -n BW-AUTOBOOT -C "$work/bootsel.img" $((sel_mb * 1024)) >&2
 mcopy -s -i "$work/bootsel.img" "$work/bootsel"/* ::/
 for slot in A B; do
     part=05; [ "$slot" = B ] && part=06
-    cmdline_of "$slot" "$part" > "$boot/cmdline.txt"
+    if [ "$trial" = uboot ]; then
+        rm -f "$boot/cmdline.txt"
+        printf 'bw_kernel=%s\nbw_initramfs=%s\nbootargs=%s\n' "$uboot_kernel" "$uboot_initramfs" \
+            "$(cmdline_of "$slot" "$part")" > "$boot/slot.env"
+    else
+        cmdline_of "$slot" "$part" > "$boot/cmdline.txt"
+    fi
     mkfs.vfat -F 32 -n BW-BOOT -C "$work/boot-$slot.img" $((boot_mb * 1024)) >&2
     mcopy -s -i "$work/boot-$slot.img" "$boot"/* ::/
 done
@@ -281,7 +314,7 @@ put "$work/state.img" "$p7"
 bw_log "built $img (${total} MiB, version $version): write it with dd or rpi-imager, then boot"
 
 # The bundle: slot A's boot and root file systems (set-primary points the boot partition's
-# cmdline.txt at the slot it lands in), signed.
+# cmdline.txt or slot.env at the slot it lands in), signed.
 keys=$(bw_rauc_keys)
 mkdir "$work/bundle"
 mv "$work/boot-A.img" "$work/bundle/boot.vfat"

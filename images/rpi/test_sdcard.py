@@ -10,13 +10,16 @@ partitions through mtools (`mdir`, `mtype` with an @@offset), the ext4 ones thro
 `debugfs` on a copy of each. Checks: the A/B layout (1 FAT16 boot selection, 2 and 3 FAT32
 boot partitions of slots A and B, 4 extended, 5 and 6 equal root slots, 7 state), the disk
 id the slots are named by; autoboot.txt (tryboot_a_b=1, slot A's partition committed, slot
-B's under [tryboot]) and the slots' states beside it; on each boot partition the Pi firmware
+B's under [tryboot]) and the slots' states beside it (with Debian's kernel also U-Boot's
+boot.scr, made from images/rpi/boot.cmd, and boot.env); on each boot partition the Pi firmware
 (bootcode.bin, start*.elf, fixup*.dat), the kernel and initramfs that config.txt names (Debian's
 kernel gzip'd, the initramfs at most 16 MB: the kiosk's cut one), the
 board's DTBs, config.txt with arm_64bit=1 and the profile's lines, this project's display
 overlays the profile names (as boards/overlays compiles them, applying to the card's own DTB
-with fdtoverlay) and a panel's init file in /usr/lib/firmware, cmdline.txt with the
-profile's line, root= its own slot's partition, rauc.slot= and `ro`; fstab (state `nofail`,
+with fdtoverlay) and a panel's init file in /usr/lib/firmware, cmdline.txt (with Debian's
+kernel: config.txt starting u-boot.bin, slot.env naming the kernel, the initramfs and
+bootargs=) with the profile's line, root= its own slot's partition, rauc.slot= and `ro`;
+fstab (state `nofail`,
 partition 1 on /boot/firmware, no slot in it); the kernel's modules; the unit enabled; user
 boardwalk owning the state partition; /usr/bin/boardwalk an AArch64 ELF; RAUC: system.conf
 (compatible, bootloader=custom, the backend, the four slots), the keyring, the backend
@@ -34,6 +37,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -125,6 +129,23 @@ class CardTest:
                 f"5/6 root A/B {mib[5]} MiB, 7 state {mib[7]} MiB; card {os.path.getsize(self.image) >> 20} MiB, "
                 f"{os.stat(self.image).st_blocks * 512 >> 20} MiB allocated")
 
+    @property
+    def uboot(self):
+        """A card with Debian's kernel (vmlinuz-*-arm64), which U-Boot starts (TRIAL=uboot)."""
+        return any(re.fullmatch(r"vmlinuz-.*-arm64", n) for n in self.fat_names(2))
+
+    def uboot_env(self):
+        """uboot.env on partition 1, as U-Boot reads it: CRC32 of the rest, then name=value
+        strings ending in an empty one (rpi_arm64: 16 KiB)."""
+        path = os.path.join(self.tmp, "uboot.env")
+        self.fat(1, "mcopy", "-o", "::/uboot.env", path)
+        with open(path, "rb") as f:
+            blob = f.read()
+        assert len(blob) == 0x4000, f"uboot.env is {len(blob)} bytes, not rpi_arm64's 16 KiB"
+        assert int.from_bytes(blob[:4], "little") == zlib.crc32(blob[4:]), "uboot.env's CRC is wrong: U-Boot would ignore it"
+        data = blob[4:].split(b"\0\0", 1)[0]
+        return dict(s.decode().split("=", 1) for s in data.split(b"\0") if s)
+
     def autoboot(self):
         text = self.fat_file(1, "autoboot.txt")
         assert len(text.encode()) <= 512, f"autoboot.txt is {len(text.encode())} bytes; the firmware reads 512"
@@ -135,7 +156,25 @@ class CardTest:
         assert states == ["A=good", "B=bad", "trial=none"], f"boardwalk/slots: {states}"
         assert "bootcode.bin" in self.fat_names(1), "no bootcode.bin on partition 1 (the Pi 3 and Zero 2 W ROM loads it there)"
         self.autoboot_text, self.slots_text = text, self.fat_file(1, "boardwalk/slots")
-        return "tryboot_a_b=1, boot_partition=2 (A), [tryboot] boot_partition=3 (B); A good, B bad (empty), no trial"
+        said = "tryboot_a_b=1, boot_partition=2 (A), [tryboot] boot_partition=3 (B); A good, B bad (empty), no trial"
+        if self.uboot:
+            assert self.fat_file(1, "boardwalk/boot.env").strip() == "bw_committed=A", "boardwalk/boot.env does not commit A"
+            assert "trial.env" not in self.fat_names(1, "::/boardwalk"), "a new card with a trial armed"
+            script = os.path.join(self.tmp, "boot.scr")
+            self.fat(1, "mcopy", "-o", "::/boot.scr", script)
+            with open(script, "rb") as f:
+                body = f.read()
+            # A legacy U-Boot image (magic 27051956, type script) holding boot.cmd.
+            assert body[:4] == bytes.fromhex("27051956"), "boot.scr is not a U-Boot image"
+            assert body[30] == 6, f"boot.scr's image type is {body[30]}, not a script (6)"
+            assert open(os.path.join(REPO, "images/rpi/boot.cmd"), "rb").read() in body, "boot.scr is not images/rpi/boot.cmd"
+            env = self.uboot_env()
+            want = {"bootdelay": "-2", "stdin": "serial", "stdout": "serial", "boot_targets": "mmc"}
+            assert {k: env.get(k) for k in want} == want and "preboot" not in env, \
+                f"uboot.env: {[f'{k}={env.get(k)}' for k in (*want, 'preboot')]}, want {want} and no preboot"
+            said += ("; U-Boot's boot.scr (boot.cmd), boot.env bw_committed=A, no trial.env; "
+                     f"uboot.env ({len(env)} variables, CRC good): bootdelay=-2, console on serial only, no preboot, boot_targets=mmc")
+        return said
 
     def firmware(self):
         self.names = {}
@@ -149,6 +188,9 @@ class CardTest:
             family = "rpi4" if self.board.startswith("rpi4") else "rpi-zero2w" if "zero2w" in self.board else None
             for dtb in BOARD_DTBS.get(family, []):
                 assert dtb in names, f"{dtb} missing from partition {n} (the firmware loads it on this board)"
+            if self.uboot:
+                assert "u-boot.bin" in names and "slot.env" in names and "cmdline.txt" not in names, \
+                    f"partition {n}: a U-Boot card's boot partition holds u-boot.bin and slot.env, no cmdline.txt"
             self.names[n] = names
         assert self.names[2] == self.names[3], "boot partitions A and B hold different files"
         self.kernel = kernel
@@ -162,16 +204,27 @@ class CardTest:
         lines = [l.strip() for l in text.splitlines()]
         assert "arm_64bit=1" in lines, "config.txt lacks arm_64bit=1"
         m = re.search(r"^kernel=(\S+)", text, re.M)
-        assert m and m.group(1) in self.names[2], f"config.txt names kernel {m.group(1) if m else None}, not on the card"
-        m2 = re.search(r"^initramfs (\S+)", text, re.M)
-        assert m2 and m2.group(1) in self.names[2], f"config.txt names initramfs {m2.group(1) if m2 else None}, not on the card"
-        self.kernel_name, self.initrd_name = m.group(1), m2.group(1)
+        kernel = m.group(1) if m else None
+        assert kernel in self.names[2], f"config.txt names kernel {kernel}, not on the card"
+        if self.uboot:
+            # The firmware starts U-Boot; slot.env names what U-Boot starts.
+            assert kernel == "u-boot.bin", f"config.txt's kernel is {kernel}, not u-boot.bin"
+            assert not re.search(r"^initramfs ", text, re.M), "config.txt names an initramfs: U-Boot loads it"
+            env = dict(l.split("=", 1) for l in self.fat_file(2, "slot.env").splitlines() if "=" in l)
+            kernel, initrd = env.get("bw_kernel"), env.get("bw_initramfs")
+            assert kernel in self.names[2], f"slot.env names kernel {kernel}, not on the card"
+            via = "U-Boot (kernel=u-boot.bin), slot.env: "
+        else:
+            m2 = re.search(r"^initramfs (\S+)", text, re.M)
+            initrd, via = m2.group(1) if m2 else None, ""
+        assert initrd in self.names[2], f"the initramfs named, {initrd}, is not on the card"
+        self.kernel_name, self.initrd_name = kernel, initrd
         fragment = os.path.join(REPO, "boards", profile_get(self.profile, "boot", "config_txt"))
         for line in open(fragment):
             line = line.strip()
             if line and not line.startswith("#"):
                 assert line in lines, f"config.txt lacks the profile's line {line!r}"
-        return f"arm_64bit=1, kernel={m.group(1)}, initramfs {m2.group(1)}, the profile's lines"
+        return f"arm_64bit=1, {via}kernel {kernel}, initramfs {initrd}, the profile's lines"
 
     def boot_read(self):
         """What the firmware reads from the card at every boot (build-sdcard.sh
@@ -187,8 +240,9 @@ class CardTest:
                 assert head[:2] == b"\x1f\x8b", f"{name} is not gzip'd (the firmware unpacks a gzip'd Image)"
         assert sizes[self.initrd_name] <= INITRD_LIMIT, \
             f"{self.initrd_name} is {sizes[self.initrd_name] / 1e6:.1f} MB: not the kiosk's cut one (at most {INITRD_LIMIT / 1e6:.0f} MB)"
+        reader = "U-Boot" if self.uboot else "the firmware"
         return (f"{self.kernel_name} {sizes[self.kernel_name] / 1e6:.1f} MB, {self.initrd_name} "
-                f"{sizes[self.initrd_name] / 1e6:.1f} MB: {sum(sizes.values()) / 1e6:.1f} MB read at boot")
+                f"{sizes[self.initrd_name] / 1e6:.1f} MB: {sum(sizes.values()) / 1e6:.1f} MB read at boot (by {reader})")
 
     def overlays(self):
         """This project's display overlays (dtoverlay=boardwalk-* in config.txt) on a card with
@@ -231,7 +285,12 @@ class CardTest:
         self.cmdlines = {}
         want = profile_get(self.profile, "boot", "cmdline")
         for n, slot, root in ((2, "A", 5), (3, "B", 6)):
-            text = self.fat_file(n, "cmdline.txt").strip()
+            if self.uboot:
+                lines = [l for l in self.fat_file(n, "slot.env").splitlines() if l.startswith("bootargs=")]
+                assert len(lines) == 1, f"slot {slot}'s slot.env has {len(lines)} bootargs= lines"
+                text = lines[0][len("bootargs="):].strip()
+            else:
+                text = self.fat_file(n, "cmdline.txt").strip()
             assert "\n" not in text, f"slot {slot}'s cmdline.txt must be one line"
             assert text.startswith(want), f"slot {slot}'s cmdline.txt does not start with the profile's line: {text}"
             args = text.split()
@@ -313,6 +372,8 @@ class CardTest:
         body = self.root_file(backend, self.backend)
         assert body == open(os.path.join(REPO, "images/rpi/rauc-tryboot-backend"), "rb").read(), f"{backend} is not images/rpi/rauc-tryboot-backend"
         self.trial = re.search(r"^TRIAL=(\w+)", self.root_file("/etc/boardwalk/tryboot.conf").decode(), re.M).group(1)
+        want_trial = "uboot" if self.uboot else "tryboot"
+        assert self.trial == want_trial, f"TRIAL={self.trial} on a card that {'starts U-Boot' if self.uboot else 'has no U-Boot'}"
         link = self.root_stat("/etc/systemd/system/multi-user.target.wants/boardwalk-slot-check.service")
         assert "Type: symlink" in link, "boardwalk-slot-check.service is not enabled"
         self.root_file("/usr/lib/systemd/system/boardwalk-slot-check.service")
@@ -389,7 +450,7 @@ def main():
                  ("config.txt", t.config_txt, ("names",)),
                  ("what the firmware reads at boot", t.boot_read, ("kernel_name",)),
                  ("display overlays", t.overlays, ("names", "kernel")),
-                 ("cmdline.txt of each slot", t.cmdline_txt, ()),
+                 ("each slot's kernel command line", t.cmdline_txt, ()),
                  ("fstab", t.fstab, ()),
                  ("kernel modules", t.modules, ("kernel",)),
                  ("the unit, its user, the profile", t.unit, ()),

@@ -35,8 +35,11 @@ class Card:
         self.write("firmware/autoboot.txt", autoboot(2, 3))
         os.makedirs(os.path.join(self.bootsel, "boardwalk"))
         self.write("firmware/boardwalk/slots", "# slots\nA=good\nB=bad\ntrial=none\n")
-        self.write("slots/boot-A/cmdline.txt", f"{PROFILE_LINE} root=PARTUUID={DISK}-05 rootfstype=ext4 ro rauc.slot=A\n")
-        self.write("slots/boot-B/cmdline.txt", f"{PROFILE_LINE} root=PARTUUID={DISK}-06 rootfstype=ext4 ro rauc.slot=B\n")
+        self.trial = trial
+        for slot, part in (("A", "05"), ("B", "06")):
+            self.write_cmdline(slot, f"{PROFILE_LINE} root=PARTUUID={DISK}-{part} rootfstype=ext4 ro rauc.slot={slot}")
+        if trial == "uboot":
+            self.write("firmware/boardwalk/boot.env", "bw_committed=A\n")
         self.write("tryboot.conf", f"TRIAL={trial}\n")
         self.reboot_param = os.path.join(tmp, "run", "systemd", "reboot-param")
         self.boot("A")
@@ -49,11 +52,45 @@ class Card:
         with open(os.path.join(self.tmp, rel)) as f:
             return f.read()
 
+    def write_cmdline(self, slot, line):
+        """The slot's boot partition's command line, as build-sdcard.sh writes it: cmdline.txt
+        for the firmware, or slot.env for U-Boot."""
+        if self.trial == "uboot":
+            self.write(f"slots/boot-{slot}/slot.env",
+                       f"bw_kernel=vmlinuz-6.12\nbw_initramfs=initrd.img-6.12\nbootargs={line}\n")
+        else:
+            self.write(f"slots/boot-{slot}/cmdline.txt", line + "\n")
+
+    def cmdline_of(self, slot):
+        if self.trial == "uboot":
+            text = self.read(f"slots/boot-{slot}/slot.env")
+            assert text.startswith("bw_kernel=vmlinuz-6.12\nbw_initramfs=initrd.img-6.12\n"), text
+            return [l for l in text.splitlines() if l.startswith("bootargs=")][-1][len("bootargs="):]
+        return self.read(f"slots/boot-{slot}/cmdline.txt").rstrip("\n")
+
     def boot(self, slot, tryboot=False):
         """A (re)boot: /run is new, the command line is the started slot's."""
         if os.path.exists(self.reboot_param):
             os.unlink(self.reboot_param)
-        self.write("cmdline", self.read(f"slots/boot-{slot}/cmdline.txt"))
+        self.write("cmdline", self.cmdline_of(slot) + "\n")
+
+    def env(self, rel):
+        """A U-Boot env file (name=value lines), as boot.scr imports it."""
+        path = os.path.join(self.bootsel, "boardwalk", rel)
+        if not os.path.exists(path):
+            return {}
+        with open(path) as f:
+            return dict(line.split("=", 1) for line in f.read().splitlines() if "=" in line)
+
+    def uboot_next_boot(self):
+        """What boot.scr (images/rpi/boot.cmd) starts: the committed slot, or once the armed
+        trial, which it writes back as none first. test_card_boot.py runs the script itself."""
+        committed = self.env("boot.env").get("bw_committed", "A")
+        trial = self.env("trial.env").get("bw_trial", "none")
+        if trial in ("A", "B") and trial != committed:
+            self.write("firmware/boardwalk/trial.env", "bw_trial=none")
+            return trial, True
+        return committed, False
 
     def run(self, *args, ok=True):
         env = dict(os.environ, BW_TRYBOOT_BOOTSEL=self.bootsel, BW_TRYBOOT_SLOTDIR=self.slots,
@@ -96,10 +133,10 @@ class TrybootBackendTest(unittest.TestCase):
 
     def install(self, card, slot):
         """What `rauc install` calls: the target slot marked bad before it is written,
-        the images written (a new cmdline.txt from the bundle: the build's, slot A's),
+        the images written (a new command line from the bundle: the build's, slot A's),
         then set-primary."""
         card.run("set-state", slot, "bad")
-        card.write(f"slots/boot-{slot}/cmdline.txt", f"{PROFILE_LINE} root=PARTUUID={DISK}-05 rootfstype=ext4 ro rauc.slot=A\n")
+        card.write_cmdline(slot, f"{PROFILE_LINE} root=PARTUUID={DISK}-05 rootfstype=ext4 ro rauc.slot=A")
         card.run("set-primary", slot)
 
     def test_fresh_card(self):
@@ -184,25 +221,49 @@ class TrybootBackendTest(unittest.TestCase):
         self.assertEqual([1, 1], [os.stat(p).st_mtime_ns for p in paths], "the FAT partition was written again")
         self.assertTrue(before)
 
-    def test_switch_mode(self):
-        """Kernels without the tryboot flag: the new slot is the default at once, mark-bad
-        puts the old one back."""
+    def test_uboot_mode(self):
+        """Kernels without the tryboot flag: U-Boot takes the armed trial once; a trial that
+        resets goes back to the committed slot, mark-good commits the trial for the firmware
+        and for U-Boot."""
         with tempfile.TemporaryDirectory() as tmp:
-            c = Card(tmp, trial="switch")
+            c = Card(tmp, trial="uboot")
+            self.assertEqual(("A", False), c.uboot_next_boot())
             self.install(c, "B")
+            self.assertEqual(f"{PROFILE_LINE} root=PARTUUID={DISK}-06 rootfstype=ext4 ro rauc.slot=B", c.cmdline_of("B"))
             self.assertFalse(os.path.exists(c.reboot_param))
-            self.assertEqual(autoboot(3, 2), c.read("firmware/autoboot.txt"))
-            self.assertEqual("B", c.run("get-primary"))
-            c.boot("B")
-            c.run("set-state", "B", "bad")
             self.assertEqual(autoboot(2, 3), c.read("firmware/autoboot.txt"))
-            self.assertEqual(("A", False), c.next_boot())
-            # Tried again, this time READY: confirmed.
+            self.assertEqual({"bw_trial": "B"}, c.env("trial.env"))
+            self.assertEqual("B", c.run("get-primary"))
+            # The trial: U-Boot starts B once. It panics or hangs: the reset starts A.
+            self.assertEqual(("B", True), c.uboot_next_boot())
+            c.boot("B")
+            self.assertEqual("A", c.run("get-primary"))
+            self.assertEqual(("A", False), c.uboot_next_boot())
+            c.boot("A")
+            c.run("set-state", "A", "good")
+            self.assertEqual({"bw_committed": "A"}, c.env("boot.env"))
+            self.assertEqual(autoboot(2, 3), c.read("firmware/autoboot.txt"))
+            # Tried again, this time READY: committed for both.
             self.install(c, "B")
+            self.assertEqual(("B", True), c.uboot_next_boot())
             c.boot("B")
             c.run("set-state", "B", "good")
             self.assertEqual(autoboot(3, 2), c.read("firmware/autoboot.txt"))
+            self.assertEqual({"bw_committed": "B"}, c.env("boot.env"))
             self.assertIn("trial=none", c.read("firmware/boardwalk/slots"))
+            self.assertEqual(("B", False), c.uboot_next_boot())
+            # A trial called off before the reboot: U-Boot finds none.
+            self.install(c, "A")
+            c.run("set-primary", "B")
+            self.assertEqual({"bw_trial": "none"}, c.env("trial.env"))
+            self.assertEqual(("B", False), c.uboot_next_boot())
+            # The kiosk of a trial never READY: marked bad, no trial left.
+            self.install(c, "A")
+            self.assertEqual(("A", True), c.uboot_next_boot())
+            c.boot("A")
+            c.run("set-state", "A", "bad")
+            self.assertEqual(("B", False), c.uboot_next_boot())
+            self.assertEqual({"bw_committed": "B"}, c.env("boot.env"))
 
     def test_wiring_adds_what_is_missing(self):
         c = self.card
@@ -227,7 +288,7 @@ class TrybootBackendTest(unittest.TestCase):
         os.unlink(os.path.join(c.bootsel, "autoboot.txt"))
         self.assertIn("no ", c.run("get-primary", ok=False))
         c.write("tryboot.conf", "TRIAL=sometimes\n")
-        self.assertIn("tryboot or switch", c.run("get-current", ok=False))
+        self.assertIn("tryboot or uboot", c.run("get-current", ok=False))
 
 
 if __name__ == "__main__":
