@@ -6,8 +6,9 @@ follows its A/B slots through the boots an update makes:
   1. a new card starts slot A (U-Boot on the card's uboot.env: no autoboot delay, no USB
      scan, on every boot);
   2. an update armed for slot B (the card's rauc-tryboot-backend, as RAUC calls it) whose
-     root cannot be found: U-Boot starts B once, its initramfs gives up and panics (panic=10)
-     and the reset (the kernel's bcm2835-wdt) starts A again, with the trial taken off;
+     root partition holds no file system: U-Boot starts B once, its initramfs cannot mount
+     the root and panics (panic=10), and the reset (the kernel's bcm2835-wdt) starts A
+     again, with the trial taken off;
   3. slot B given a root and tried again: it starts once; a reset before it is marked good
      goes back to A;
   4. marked good from B (the slot check's mark-good): from then on B is what starts.
@@ -19,8 +20,8 @@ the card itself is not changed.
 
     python3 images/rpi/test_card_boot.py CARD.img [--workdir DIR]
 
-Needs qemu-system-arm (qemu-system-aarch64), mtools and sfdisk. About 10 minutes (the
-initramfs waits 180 s for a root that is not there).
+Needs qemu-system-arm (qemu-system-aarch64), mtools and sfdisk. About 16 minutes here (each
+boot is 1-2 minutes of an emulated Pi 3).
 """
 import argparse
 import json
@@ -240,7 +241,7 @@ def main():
         b = Board(card, uboot, dtb, log)
         b.expect(r"Boardwalk: slot B \(committed A\)", 120)
         b.expect(rf"Kernel command line: .*root=PARTUUID={card.disk_id}-06 .*rauc\.slot=B\b", 180)
-        # initramfs-tools: no root after its wait, then panic= reboots.
+        # initramfs-tools cannot mount the empty root partition, then panic= reboots.
         b.expect(r"Rebooting automatically due to panic= boot argument", 400)
         # The kernel resets the board (bcm2835-wdt's restart; without it: "Reboot failed --
         # System halted"), and U-Boot comes up again.
