@@ -83,6 +83,7 @@ class Card:
 
 class Board:
     """One power-on of QEMU's raspi3b; serial lines read as they come."""
+    running = []   # every board not yet off: a failed check leaves none behind
 
     def __init__(self, card, uboot, dtb, log):
         self.log = open(log, "a")
@@ -94,6 +95,7 @@ class Board:
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         threading.Thread(target=self._read, daemon=True).start()
         self.seen = []
+        Board.running.append(self)
 
     def _read(self):
         buf = b""
@@ -135,6 +137,8 @@ class Board:
         self.proc.kill()
         self.proc.wait()
         self.log.close()
+        if self in Board.running:
+            Board.running.remove(self)
 
 
 def main():
@@ -274,6 +278,9 @@ def main():
         check("trial committed", committed)
     except AssertionError:
         pass
+    finally:
+        for board in list(Board.running):
+            board.off()
     print(f"{results.count(True)} passed, {results.count(False)} failed (serial log: {log})")
     return 0 if all(results) and len(results) == 4 else 1
 
