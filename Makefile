@@ -150,7 +150,7 @@ arm64-checks:
 # (images/rpi/build-sdcard.sh), opened and checked without loop devices
 # (images/rpi/test_sdcard.py); first the tryboot backend's tests on a fake card. A card
 # that starts U-Boot (Debian's kernel) is then booted on QEMU's raspi3b through an update's
-# trial, its fallback and its commit (images/rpi/test_card_boot.py, about 16 minutes).
+# trial, its fallback and its commit (images/rpi/test_card_boot.py, about 7 minutes).
 RPI_BOARD ?= rpi4-official-7in
 rpi-card: arm64
 	python3 images/rpi/test_tryboot_backend.py

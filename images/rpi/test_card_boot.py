@@ -20,8 +20,8 @@ the card itself is not changed.
 
     python3 images/rpi/test_card_boot.py CARD.img [--workdir DIR]
 
-Needs qemu-system-arm (qemu-system-aarch64), mtools and sfdisk. About 16 minutes here (each
-boot is 1-2 minutes of an emulated Pi 3).
+Needs qemu-system-arm (qemu-system-aarch64), mtools and sfdisk. About 7 minutes here (each
+boot is about a minute of an emulated Pi 3).
 """
 import argparse
 import json
