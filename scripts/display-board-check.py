@@ -109,10 +109,11 @@ def boot(workdir, kernel_dir, initrd, rotation):
 
 
 def wait_mark(vb, name, timeout):
-    """What follows `MARK name` on the serial console, or None (a failed guest script, QEMU
-    gone, or the timeout)."""
+    """What follows `MARK name` on the serial console up to the line's end, or None (a failed
+    guest script, QEMU gone, or the timeout). The line must be whole: the log is read while
+    QEMU writes it, and a half-written line once read as "replugged l"."""
     try:
-        m, _ = vb.wait_serial(r"MARK (?:" + name + r"([^\n]*)|failed)", timeout)
+        m, _ = vb.wait_serial(r"MARK (?:" + name + r"([^\r\n]*)|failed[^\r\n]*)\r?\n", timeout)
     except RuntimeError:  # QEMU exited
         return None
     return m.group(1).strip() if m and m.group(1) is not None else None
