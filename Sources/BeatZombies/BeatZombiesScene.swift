@@ -117,6 +117,7 @@ public final class BeatZombiesScene: GameScene {
         lawnView.frame = lawnRect
         lawnView.clipsToBounds = true
         game.resizeLawn(width: lawnRect.width, height: lawnRect.height)
+        lawnView.redrawAll()
         endPanel?.layout(in: size)
     }
 
@@ -133,13 +134,14 @@ public final class BeatZombiesScene: GameScene {
             for point in autoplayer.taps(after: step, in: game) { handle(game.tap(at: point)) }
         }
         handle(game.advance(by: step))
-        lawnView.setNeedsDisplay()
+        lawnView.zombiesChanged()
     }
 
     /// A finger came down on the lawn (local lawn points).
     func lawnTouched(at point: Point) {
         guard !isPaused, !isAutoplaying else { return }
         handle(game.tap(at: LawnPoint(x: point.x, y: point.y)))
+        lawnView.zombiesChanged()
     }
 
     private func handle(_ events: [BeatZombiesEvent]) {
@@ -237,7 +239,7 @@ public final class BeatZombiesScene: GameScene {
         selection = nil
         shownHouse = -1
         refreshLabels()
-        lawnView.setNeedsDisplay()
+        lawnView.redrawAll()
         if !isAutoplaying { sound.playMusic(music) }
     }
 
@@ -249,7 +251,7 @@ public final class BeatZombiesScene: GameScene {
         shownScore = -1
         shownHouse = -1
         refreshLabels()
-        lawnView.setNeedsDisplay()
+        lawnView.redrawAll()
         if !isAutoplaying { sound.playMusic(music) }
     }
 
@@ -283,7 +285,7 @@ public final class BeatZombiesScene: GameScene {
             handle(game.tap(at: LawnPoint(x: rect.midX, y: rect.midY)))
             // Stay where the stick was: the next press picks a zombie near here.
             if let next = nearestZombie(to: selectionPoint, towards: nil) { setSelection(next) }
-            lawnView.setNeedsDisplay()
+            lawnView.zombiesChanged()
             return true
         default:
             return false
@@ -299,7 +301,7 @@ public final class BeatZombiesScene: GameScene {
             // Nothing picked yet: start with the zombie nearest the house.
             setSelection(first)
         }
-        lawnView.setNeedsDisplay()
+        lawnView.zombiesChanged()
     }
 
     private func setSelection(_ zombie: Zombie) {
@@ -431,6 +433,38 @@ public final class BeatZombiesScene: GameScene {
         }
         let box = Rect(center: Point(rect.midX, rect.midY), size: Size(rect.width * scale, rect.height * scale))
         canvas.drawImage(frame, in: box, alpha: alpha)
+    }
+
+    /// Every place `drawZombie` and the stick's marker paint now, in lawn points: a frame
+    /// that only moves the zombies on draws these and the last ones, not the whole lawn.
+    func paintedAreas() -> [Rect] {
+        let picked = selectedZombie?.id
+        return game.zombies.compactMap { paintedArea(of: $0, isPicked: $0.id == picked) }
+    }
+
+    /// What `drawZombie` paints for one zombie (nil: nothing), with a margin.
+    private func paintedArea(of zombie: Zombie, isPicked: Bool) -> Rect? {
+        let rect = game.drawFrame(of: zombie)
+        guard rect.maxX > -20, rect.minX < game.lawnWidth + 20 else { return nil }
+        let scale = max(1, game.scale(of: zombie))
+        let center = Point(rect.midX, rect.midY)
+        var area: Rect
+        if art.frames[zombie.kind.index]?.isEmpty == false {
+            // The frame, grown by a beating, and its shadow under the feet.
+            area = Rect(center: center, size: Size(rect.width * scale, rect.height * scale))
+                .union(Rect(rect.minX, rect.minY, rect.width, rect.height + 3))
+        } else {
+            // The emoji bobs, leans and squashes, turns as it is beaten, and bursts above.
+            let side = max(rect.width, rect.height) * scale
+            area = Rect(center: center, size: Size(side * 1.5, side * 1.5))
+                .union(Rect(rect.minX, rect.minY - 10, rect.width, rect.height + 13))
+        }
+        if isPicked {
+            // The ring at its feet and the marker above its head.
+            area = area.union(Rect(rect.midX - max(rect.width / 2, 10), rect.minY - 18,
+                                   max(rect.width, 20), rect.height + 24))
+        }
+        return area.insetBy(-2, -2)
     }
 
     /// Draws one zombie in lawn points: its shadow, then its emoji with the walk cycle.

@@ -15,6 +15,8 @@ final class LawnView: View {
     /// The art set's plants and gravestones, where on the lawn (fractions of its size) and
     /// how big in points; a set without them leaves the grass bare.
     private let decorations: [(picture: Surface, x: Double, y: Double, height: Double, alpha: Double)]
+    /// Where the zombies were painted after the last change (`BeatZombiesScene.paintedAreas`).
+    private var zombieAreas: [Rect] = []
 
     init(seed: UInt64, art: ZombieSprites) {
         var random = SeededRandom(seed: seed ^ 0x5EED)
@@ -37,6 +39,20 @@ final class LawnView: View {
     }
 
     override var acceptsTouches: Bool { true }
+
+    /// The zombies moved, were beaten or picked: their old and new places are drawn again,
+    /// over the still grass (at 1920x1080 the whole lawn was most of a frame's cost).
+    func zombiesChanged() {
+        let areas = owner?.paintedAreas() ?? []
+        for area in zombieAreas + areas { setNeedsDisplay(area) }
+        zombieAreas = areas
+    }
+
+    /// A new game or a new lawn size: all of it.
+    func redrawAll() {
+        setNeedsDisplay()
+        zombieAreas = owner?.paintedAreas() ?? []
+    }
 
     override func touchBegan(_ touch: Touch) {
         owner?.lawnTouched(at: touch.location)

@@ -17,7 +17,9 @@ public struct ViewTransform: Sendable, Equatable {
 
 /// A node of the view tree. Frames are in the parent's points; `scale` and `alpha`
 /// animate around the frame's centre without changing layout. Any change marks the
-/// pixels the view covered and now covers as damaged; nothing else is redrawn.
+/// pixels the view covered and now covers as damaged (or, where the view names the part
+/// of its content that changed, `setNeedsDisplay(_:)`, only that part); nothing else is
+/// redrawn.
 open class View {
     public private(set) var subviews: [View] = []
     public private(set) weak var superview: View?
@@ -55,6 +57,8 @@ open class View {
     var lastPixelRect: PixelRect?
     /// Pixels left by removed subviews, damaged on the next frame.
     var pendingDamage: [PixelRect] = []
+    /// Parts of the view's own content that changed (local points), where not all of it did.
+    private var changedParts: [Rect] = []
 
     public init(frame: Rect = .zero) {
         self.frame = frame
@@ -143,6 +147,15 @@ open class View {
         superview?.markChildNeedsDisplay()
     }
 
+    /// Only this part of the view's own content changed (local points): a game's sprites
+    /// moving over a still background redraw where they were and where they are, not the
+    /// whole view.
+    public func setNeedsDisplay(_ rect: Rect) {
+        guard !needsDisplay, !rect.isEmpty else { return }
+        changedParts.append(rect)
+        superview?.markChildNeedsDisplay()
+    }
+
     /// The view moved, resized, faded or scaled: it and everything inside it.
     public func invalidateSubtree() {
         needsDisplay = true
@@ -180,18 +193,39 @@ open class View {
             let ey = abs(r.width / 2 * s) + abs(r.height / 2 * c)
             r = Rect(r.midX - ex, r.midY - ey, 2 * ex, 2 * ey)
         }
-        // One pixel of margin for anti-aliased edges.
-        return Rect(r.x * screenScale - 1, r.y * screenScale - 1, r.width * screenScale + 2,
-                    r.height * screenScale + 2).enclosingPixels
+        return View.pixels(of: r, screenScale: screenScale)
+    }
+
+    /// A rectangle of local points, on screen.
+    private func pixelRect(of part: Rect, transform: ViewTransform, screenScale: Double) -> PixelRect {
+        View.pixels(of: transform.apply(part), screenScale: screenScale)
+    }
+
+    /// A rectangle of root points in whole pixels, with one pixel of margin for anti-aliased edges.
+    private static func pixels(of r: Rect, screenScale: Double) -> PixelRect {
+        Rect(r.x * screenScale - 1, r.y * screenScale - 1, r.width * screenScale + 2,
+             r.height * screenScale + 2).enclosingPixels
     }
 
     /// Walks the tree, adding to `damage` the old and new pixels of every changed view.
     func collectDamage(_ damage: inout DamageRegion, parent: ViewTransform, screenScale: Double,
                        screenBounds: PixelRect) {
-        guard childNeedsDisplay || needsDisplay else { return }
+        guard childNeedsDisplay || needsDisplay || !changedParts.isEmpty else { return }
         for r in pendingDamage { damage.add(r.intersection(screenBounds)) }
         pendingDamage.removeAll()
         let transform = parent.composed(withChildFrame: frame, scale: scale)
+        // Parts only where the view is where it was drawn last, unturned; otherwise all of it.
+        if !needsDisplay, !changedParts.isEmpty {
+            let now = pixelRect(transform: transform, screenScale: screenScale).intersection(screenBounds)
+            if rotation == 0, now == lastPixelRect, !isHidden, alpha > 0 {
+                for part in changedParts {
+                    damage.add(pixelRect(of: part, transform: transform, screenScale: screenScale).intersection(now))
+                }
+            } else {
+                needsDisplay = true
+            }
+        }
+        changedParts.removeAll()
         if needsDisplay {
             if let old = lastPixelRect { damage.add(old.intersection(screenBounds)) }
             if !isHidden && alpha > 0 {
