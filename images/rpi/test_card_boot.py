@@ -20,11 +20,10 @@ the card itself is not changed.
 
     python3 images/rpi/test_card_boot.py CARD.img [--workdir DIR]
 
-Needs qemu-system-arm (qemu-system-aarch64), mtools and sfdisk. About 7 minutes here (each
+Needs qemu-system-arm (qemu-system-aarch64) and mtools. About 7 minutes here (each
 boot is about a minute of an emulated Pi 3).
 """
 import argparse
-import json
 import os
 import queue
 import re
@@ -36,9 +35,14 @@ import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from cardimage import partitions  # noqa: E402
+
 BACKEND = os.path.join(HERE, "rauc-tryboot-backend")
 SERIAL_CONSOLE = "console=ttyS1,115200 ignore_loglevel"
 DTB = "bcm2837-rpi-3-b.dtb"
+# What the backend reads and writes on partition 1 (U-Boot mode).
+BOOTSEL_FILES = ("autoboot.txt", "boardwalk/slots", "boardwalk/boot.env", "boardwalk/trial.env")
 
 
 class Card:
@@ -50,10 +54,8 @@ class Card:
         # QEMU's SD card is a power of two in size.
         size = os.path.getsize(self.path)
         os.truncate(self.path, 1 << (size - 1).bit_length())
-        table = json.loads(subprocess.run(["sfdisk", "-J", self.path], check=True, capture_output=True,
-                                          text=True).stdout)["partitiontable"]
-        self.disk_id = table["id"].removeprefix("0x")
-        self.parts = {int(p["node"].rsplit("img", 1)[1]): (p["start"] * 512, p["size"] * 512) for p in table["partitions"]}
+        self.disk_id, parts = partitions(self.path)
+        self.parts = {n: (p["offset"], p["size"]) for n, p in parts.items()}
         self.env = dict(os.environ, MTOOLS_SKIP_CHECK="1")
 
     def fat(self, part):
@@ -146,7 +148,7 @@ def main():
     ap.add_argument("card")
     ap.add_argument("--workdir")
     args = ap.parse_args()
-    for tool in ("qemu-system-aarch64", "mcopy", "sfdisk"):
+    for tool in ("qemu-system-aarch64", "mcopy"):
         if not shutil.which(tool):
             sys.exit(f"test_card_boot: {tool} is missing (scripts/install-deps.sh arm64)")
     workdir = args.workdir or tempfile.mkdtemp(prefix="bw-card-boot.")
@@ -196,7 +198,7 @@ def main():
         d = os.path.join(workdir, "backend")
         shutil.rmtree(d, ignore_errors=True)
         os.makedirs(os.path.join(d, "sel", "boardwalk"))
-        for name in ("autoboot.txt", "boardwalk/slots", "boardwalk/boot.env", "boardwalk/trial.env"):
+        for name in BOOTSEL_FILES:
             if card.read(1, name) is not None:
                 card.get(1, name, os.path.join(d, "sel", name))
         for slot, part in (("A", 2), ("B", 3)):
@@ -213,7 +215,7 @@ def main():
             r = subprocess.run(["sh", BACKEND, *c], capture_output=True, text=True, env=env)
             assert r.returncode == 0, f"rauc-tryboot-backend {' '.join(c)}: {r.stderr.strip()}"
             out = r.stdout.strip()
-        for name in ("autoboot.txt", "boardwalk/slots", "boardwalk/boot.env", "boardwalk/trial.env"):
+        for name in BOOTSEL_FILES:
             p = os.path.join(d, "sel", name)
             if os.path.exists(p):
                 card.put(1, p, name)
@@ -221,7 +223,7 @@ def main():
             card.put(part, os.path.join(d, f"boot-{slot}", "slot.env"), "slot.env")
         return out
 
-    def boot(slot, committed, root_part, then_off=True, board=None):
+    def boot(slot, committed, root_part, board=None):
         """One boot that U-Boot starts from slot, on to its root file system mounted."""
         b = board or Board(card, uboot, dtb, log)
         # The card's own environment (uboot.env): no delay a key could stop, no USB scan.
@@ -230,9 +232,7 @@ def main():
                  fail=r"Boardwalk: slot |Hit any key to stop autoboot|starting USB")
         b.expect(rf"Kernel command line: .*root=PARTUUID={card.disk_id}-0{root_part} .*rauc\.slot={slot}\b", 180)
         b.expect(rf"EXT4-fs \(mmcblk0p{root_part}\): mounted filesystem", 240)
-        if then_off:
-            b.off()
-        return b
+        b.off()
 
     def new_card():
         boot("A", "A", 5)

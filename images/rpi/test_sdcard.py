@@ -30,6 +30,7 @@ The last line is 'N passed, N failed'. Python 3 standard library; mtools, e2fspr
 device-tree-compiler.
 """
 import configparser
+import functools
 import json
 import os
 import re
@@ -129,7 +130,7 @@ class CardTest:
                 f"5/6 root A/B {mib[5]} MiB, 7 state {mib[7]} MiB; card {os.path.getsize(self.image) >> 20} MiB, "
                 f"{os.stat(self.image).st_blocks * 512 >> 20} MiB allocated")
 
-    @property
+    @functools.cached_property
     def uboot(self):
         """A card with Debian's kernel (vmlinuz-*-arm64), which U-Boot starts (TRIAL=uboot)."""
         return any(re.fullmatch(r"vmlinuz-.*-arm64", n) for n in self.fat_names(2))
