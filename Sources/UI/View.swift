@@ -196,11 +196,6 @@ open class View {
         return View.pixels(of: r, screenScale: screenScale)
     }
 
-    /// A rectangle of local points, on screen.
-    private func pixelRect(of part: Rect, transform: ViewTransform, screenScale: Double) -> PixelRect {
-        View.pixels(of: transform.apply(part), screenScale: screenScale)
-    }
-
     /// A rectangle of root points in whole pixels, with one pixel of margin for anti-aliased edges.
     private static func pixels(of r: Rect, screenScale: Double) -> PixelRect {
         Rect(r.x * screenScale - 1, r.y * screenScale - 1, r.width * screenScale + 2,
@@ -219,7 +214,7 @@ open class View {
             let now = pixelRect(transform: transform, screenScale: screenScale).intersection(screenBounds)
             if rotation == 0, now == lastPixelRect, !isHidden, alpha > 0 {
                 for part in changedParts {
-                    damage.add(pixelRect(of: part, transform: transform, screenScale: screenScale).intersection(now))
+                    damage.add(View.pixels(of: transform.apply(part), screenScale: screenScale).intersection(now))
                 }
             } else {
                 needsDisplay = true
