@@ -27,6 +27,21 @@ final class GraphicsTests: XCTestCase {
         XCTAssertNotEqual(edge, Color(hex: 0x1B1F2A), "edge pixel should be partly covered")
     }
 
+    /// A colour overlaid by a translucent one is the colour pixman's OVER paints, to the
+    /// last bit (a menu tile's light spot is painted as it).
+    func testOverlaidIsWhatOverPaints() {
+        let s = Surface(width: 1, height: 1, format: .xrgb8888)
+        let c = Canvas(surface: s)
+        for base in [Color(hex: 0x3FA34D), Color(hex: 0x3B82F6), Color(hex: 0xE8A33D), Color(hex: 0x000000), Color(hex: 0xFFFFFF)] {
+            for overlay in [Color.white.withAlpha(0.16), Color(r: 0, g: 0, b: 0, a: 90), Color(r: 200, g: 40, b: 120, a: 1),
+                            Color(r: 10, g: 250, b: 70, a: 254)] {
+                c.fill(Rect(0, 0, 1, 1), base)
+                c.fill(Rect(0, 0, 1, 1), overlay)
+                XCTAssertEqual(s.pixel(x: 0, y: 0), base.overlaid(with: overlay), "\(overlay) over \(base)")
+            }
+        }
+    }
+
     func testLatinText() {
         let s = Surface(width: 300, height: 80, format: .xrgb8888)
         let c = Canvas(surface: s, scale: 1)

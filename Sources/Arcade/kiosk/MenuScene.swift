@@ -33,10 +33,15 @@ final class GameTile: Button {
         canvas.fillRoundedRect(r, radius: cornerRadius, top.darker(0.35),
                                shadow: isPressed ? nil : GameTile.shadow)
         canvas.fillRoundedRect(Rect(r.x, r.y, r.width, r.height - 6), radius: cornerRadius, top)
-        // A soft light spot behind the picture.
+        // A soft light spot behind the picture: a faint white over the face, painted as the
+        // opaque colour that makes (cheaper to composite), on whole pixels. Every tile's
+        // spot is then one mask, which the second tile's asking keeps (`EllipseMasks`);
+        // each in its own place within a pixel, they were rasterized anew at every return
+        // to the menu.
         let pictureSide = min(r.width * 0.62, r.height * 0.5)
         let pc = Point(r.midX, r.minY + r.height * 0.38)
-        canvas.fillCircle(center: pc, radius: pictureSide * 0.62, Color.white.withAlpha(0.16))
+        canvas.snappedToPixels().fillCircle(center: pc, radius: pictureSide * 0.62,
+                                            top.overlaid(with: Color.white.withAlpha(0.16)))
         if let picture {
             let aspect = Double(picture.width) / Double(picture.height)
             let side = Size(aspect >= 1 ? pictureSide : pictureSide * aspect, aspect >= 1 ? pictureSide / aspect : pictureSide)
