@@ -48,16 +48,16 @@ public struct Color: Sendable, Equatable, Hashable {
         return Color(r: mix(r, other.r), g: mix(g, other.g), b: mix(b, other.b), a: mix(a, other.a))
     }
     /// This colour (opaque) with `overlay` painted over it: the colour pixman's OVER makes
-    /// in 8 bits (the overlay premultiplied as `premultipliedARGB`, the rest rounded as
+    /// in 8 bits (the overlay's `premultipliedARGB` plus this colour's share, rounded as
     /// pixman divides by 255), to paint at once where the overlay would always lie on this
     /// colour.
     public func overlaid(with overlay: Color) -> Color {
-        let alpha = UInt32(overlay.a)
-        func channel(_ under: UInt8, _ over: UInt8) -> UInt8 {
+        let alpha = UInt32(overlay.a), over = overlay.premultipliedARGB
+        func channel(_ under: UInt8, _ shift: UInt32) -> UInt8 {
             let t = UInt32(under) * (255 - alpha) + 0x80
-            return UInt8(min(255, ((t >> 8) + t) >> 8 + (UInt32(over) * alpha + 127) / 255))
+            return UInt8(min(255, ((t >> 8) + t) >> 8 + (over >> shift & 0xFF)))
         }
-        return Color(r: channel(r, overlay.r), g: channel(g, overlay.g), b: channel(b, overlay.b), a: 255)
+        return Color(r: channel(r, 16), g: channel(g, 8), b: channel(b, 0), a: 255)
     }
     public func lighter(_ t: Double) -> Color { mixed(with: .white.withAlpha(Double(a) / 255), t) }
     public func darker(_ t: Double) -> Color { mixed(with: .black.withAlpha(Double(a) / 255), t) }
