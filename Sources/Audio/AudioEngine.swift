@@ -14,18 +14,20 @@ public final class AudioEngine {
     /// What the Arcade hands to games.
     public let soundBoard: MixerSoundBoard
 
-    /// Renders every sound (and loads the operator's files), then starts the audio thread.
-    /// A missing sound card is not an error: the engine runs silent and says so once.
-    /// Effects are made before this returns; the tunes are synthesized on a background
-    /// thread (menu first), each starting to play as soon as it is ready if asked for.
-    public convenience init(config: AudioConfig, opener: @escaping PCMOpener = ALSAPCM.opener) throws(SystemError) {
+    /// Renders every effect and loads the operator's files (`config.soundFiles`): seconds on
+    /// a small board, so the kiosk calls it off its run loop and makes the engine with the
+    /// result. The tunes are left to the engine's music thread.
+    public static func renderEffects(for config: AudioConfig) -> SoundLibrary {
         let started = monotonicSeconds()
         let library = SoundLibrary(overrides: config.soundFiles, renderMusic: false)
         Log.info("audio: \(Sound.allCases.count) effects ready in \(Int((monotonicSeconds() - started) * 1000)) ms")
-        try self.init(config: config, library: library, opener: opener)
+        return library
     }
 
-    /// With clips already made (config.soundFiles is then not read again).
+    /// Starts the audio thread on clips already made (config.soundFiles is not read again).
+    /// A missing sound card is not an error: the engine runs silent and says so once. Tunes
+    /// the library lacks are synthesized on a background thread (menu first), each starting
+    /// to play as soon as it is ready if asked for.
     public init(config: AudioConfig, library: SoundLibrary, opener: @escaping PCMOpener = ALSAPCM.opener) throws(SystemError) {
         self.config = config
         self.library = library

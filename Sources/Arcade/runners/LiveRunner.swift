@@ -262,9 +262,22 @@ public final class LiveRunner {
         }
     }
 
+    /// The effects are rendered on a background thread (seconds on a small board: on the
+    /// run loop they would hold up fingers and, under load, systemd's watchdog); the engine
+    /// is made here on the run loop once they are ready.
     private func startAudio() {
+        let config = audioConfig
+        let effects = BackgroundResult("effects", inBackground: true, nice: 5) { AudioEngine.renderEffects(for: config) }
+        startAudio(when: effects)
+    }
+
+    private func startAudio(when effects: BackgroundResult<SoundLibrary>) {
+        guard let library = effects.value else {
+            loop.after(0.05) { [weak self] in self?.startAudio(when: effects) }
+            return
+        }
         do {
-            let engine = try AudioEngine(config: audioConfig)
+            let engine = try AudioEngine(config: audioConfig, library: library)
             audio = engine
             sound.target = engine.soundBoard
             // The volume the kiosk wants now (attract, closing time) reaches the new mixer.
