@@ -112,6 +112,10 @@ class VirtualBoard:
         self.display, self.memory_mb = display, memory_mb
         self.monitor_path = os.path.join(self.workdir, "monitor.sock")
         self.qmp_path = os.path.join(self.workdir, "qmp.sock")
+        # A second QMP socket, read for the life of each QEMU: its events (qemu.EventLog).
+        self.events_path = os.path.join(self.workdir, "qmp-events.sock")
+        self.events_log = os.path.join(self.workdir, "qemu-events.log")
+        self.event_logs = []  # one qemu.EventLog per QEMU started (a disk board's reboots)
         self.shell_path = os.path.join(self.workdir, "shell.sock")
         self.serial_path = os.path.join(self.workdir, "serial.log")
         self.serial_sock = os.path.join(self.workdir, "serial.sock")
@@ -176,6 +180,7 @@ class VirtualBoard:
             "-device", "virtserialport,chardev=shell,name=bw.shell",
             "-monitor", f"unix:{self.monitor_path},server,nowait",
             "-qmp", f"unix:{self.qmp_path},server,nowait",
+            "-qmp", f"unix:{self.events_path},server,nowait",
             # Appended to: a disk board's next boot (a new QEMU) adds to the same log.
             "-chardev", (f"socket,id=serial0,path={self.serial_sock},server=on,wait=off,logfile={self.serial_path},logappend=on"
                          if self.serial_console else f"file,id=serial0,path={self.serial_path},append=on"),
@@ -212,7 +217,7 @@ class VirtualBoard:
             return r.read().decode("utf-8", "replace")
 
     def start(self):
-        for p in (self.monitor_path, self.qmp_path, self.shell_path, self.serial_path, self.wav_path):
+        for p in (self.monitor_path, self.qmp_path, self.shell_path, self.serial_path, self.wav_path, self.events_log):
             if os.path.exists(p):
                 os.unlink(p)
         self.qemu_log = open(os.path.join(self.workdir, "qemu.log"), "wb")
@@ -223,7 +228,7 @@ class VirtualBoard:
             self._supervisor.start()
 
     def _launch(self):
-        for p in (self.monitor_path, self.qmp_path, self.shell_path, self.serial_sock):
+        for p in (self.monitor_path, self.qmp_path, self.events_path, self.shell_path, self.serial_sock):
             if os.path.exists(p):
                 os.unlink(p)
         self._serial_from = len(self.serial())
@@ -236,6 +241,7 @@ class VirtualBoard:
             if time.monotonic() > deadline:
                 raise RuntimeError("qemu's monitor socket never appeared")
             time.sleep(0.05)
+        self.event_logs.append(qemu.EventLog(self.events_path, self.events_log))
 
     def _restart_on_reset(self):
         """The disk board: QEMU (-no-reboot) quits when the guest resets itself; start it
@@ -263,6 +269,10 @@ class VirtualBoard:
                 return True
             time.sleep(0.05)
         return self.proc is not None and self.proc.poll() is None
+
+    def watchdog_resets(self, since=0.0):
+        """Host times at which QEMU's hardware watchdog (i6300esb) fired since SINCE."""
+        return [t for log in self.event_logs for t in log.seen("WATCHDOG", since)]
 
     def wait(self):
         return self.proc.wait()

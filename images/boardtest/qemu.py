@@ -6,6 +6,7 @@ import base64
 import json
 import re
 import socket
+import threading
 import time
 
 
@@ -62,6 +63,55 @@ def qmp(path, command, arguments=None, timeout=30):
     finally:
         f.close()
         s.close()
+
+
+class EventLog:
+    """QEMU's asynchronous QMP events (WATCHDOG, RESET, SHUTDOWN...) read on a QMP socket
+    of their own for the life of one QEMU, each kept with the host's monotonic time and
+    appended to a text file: a reset that leaves nothing on the serial console (a hardware
+    watchdog's) is then told apart from the guest's own reboot."""
+
+    def __init__(self, path, log_path):
+        self.events = []  # [(host monotonic time, event name, data)]
+        self._log_path = log_path
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._read, args=(path,), daemon=True)
+        self._thread.start()
+
+    def _read(self, path):
+        try:
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            deadline = time.monotonic() + 10
+            while True:  # QEMU makes its sockets one after another
+                try:
+                    s.connect(path)
+                    break
+                except (FileNotFoundError, ConnectionRefusedError):
+                    if time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.05)
+            f = s.makefile("rwb")
+            json.loads(f.readline())  # the greeting
+            f.write(b'{"execute": "qmp_capabilities"}\n')
+            f.flush()
+            for line in f:  # until QEMU exits
+                message = json.loads(line)
+                if "event" in message:
+                    self._add(message["event"], message.get("data", {}))
+        except (OSError, ValueError) as e:
+            self._add("(event log ended)", {"error": str(e)})
+
+    def _add(self, name, data):
+        now = time.monotonic()
+        with self._lock:
+            self.events.append((now, name, data))
+        with open(self._log_path, "a") as f:
+            f.write(f"{now:.3f} {name} {json.dumps(data)}\n")
+
+    def seen(self, name, since=0.0):
+        """The host times of event NAME at or after SINCE."""
+        with self._lock:
+            return [t for t, n, _ in self.events if n == name and t >= since]
 
 
 def read_log(path):

@@ -8,6 +8,9 @@ import time
 from ..kiosk import READY_TIMEOUT, Kiosk, fields
 from ..results import Failed, require
 
+# The timeline's words for a boot that QEMU's hardware watchdog (i6300esb) ended.
+WATCHDOG_RESET = "reset by the hardware watchdog"
+
 
 class ABBoard:
     """The A/B disk board across its own reboots: QEMU keeps running while the guest
@@ -27,8 +30,8 @@ class ABBoard:
         self.marks = []
         self.started = time.monotonic()
 
-    def mark(self, what):
-        self.marks.append((what, time.monotonic()))
+    def mark(self, what, at=None):
+        self.marks.append((what, time.monotonic() if at is None else at))
 
     def timeline(self, since=None):
         """The marks from `since` on (default: the board's start), 'reboot asked +0 s, boot 3:
@@ -57,11 +60,20 @@ class ABBoard:
                 self.mark(last)
             if len(boots) >= n:
                 if not any(what.startswith(f"boot {n}:") for what, _ in self.marks):
+                    # A reset the kernel did not ask for, by QEMU's record of its watchdog.
+                    began = [t for what, t in self.marks if what.startswith(f"boot {n - 1}: GRUB")]
+                    if n > 1 and began and not any(what == last for what, _ in self.marks):
+                        for t in self.vb.watchdog_resets(since=began[-1])[:1]:
+                            self.mark(f"boot {n - 1}: {WATCHDOG_RESET}", at=t)
                     self.mark(f"boot {n}: GRUB {boots[n - 1][0]}")
                 return boots[n - 1][0]
             require(self.vb.alive(), "QEMU exited")
             time.sleep(0.5)
         raise Failed(f"boot {n}: GRUB did not start it within {timeout:.0f} s")
+
+    def ended_by_watchdog(self, n):
+        """Boot N (1-based) ended when the hardware watchdog reset the board."""
+        return any(what == f"boot {n}: {WATCHDOG_RESET}" for what, _ in self.marks)
 
     def wait_boot(self):
         """Waits for the next boot, its ready marker, the command channel and an active

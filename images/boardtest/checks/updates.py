@@ -281,16 +281,28 @@ def fleet(ab, op, v, server):
     _, broken, t_broken = server.assign(server.broken_bundle, 900 * ab.slow)
     reboots_by_itself(ab, broken)
     failed_trial(ab, "B", "broken")
+    trial = ab.boots
     f, ready = back_on(ab, "A", v.v3, "the broken update")
-    require(f.get("B_OK") == "0", f"slot B is not marked bad: {f}")
-    rc, log = ab.sh("grep 'trial boot failed' /boot/efi/boardwalk/slot-check.log | tail -1")
-    require(rc == 0 and "slot B" in log, f"the slot check's log does not show slot B's failed trial: {log}")
+    if ab.ended_by_watchdog(trial):
+        # Under a loaded host the emulated board can miss its 15 s watchdog before the slot
+        # check acts (QEMU's WATCHDOG event says so): the field's other way back. B's try is
+        # spent and never confirmed, so GRUB passes B from now on.
+        require(f.get("B_TRY") == "1" and f.get("B_OK") == "1" and f.get("ORDER", "").split()[:1] == ["B"],
+                f"after the watchdog's reset of B's trial: {f}")
+        marked = "B_TRY=1 (the hardware watchdog reset the trial before the slot check acted)"
+        how = "no slot check line: the watchdog came first"
+    else:
+        require(f.get("B_OK") == "0", f"slot B is not marked bad: {f}")
+        rc, log = ab.sh("grep 'trial boot failed' /boot/efi/boardwalk/slot-check.log | tail -1")
+        require(rc == 0 and "slot B" in log, f"the slot check's log does not show slot B's failed trial: {log}")
+        marked = "B_OK=0"
+        how = log.split(' ', 1)[-1][:140]
     d = server.wait_failure(broken, 300 * ab.slow)
     require(d.get("sw_version") == v.v3, f"the server's version for the board after the rollback: {server.state()}")
     ab.kiosk.on_screen("ab-05-fleet-rolled-back")
     return (f"{good}; {broken}: installed {t_broken:.0f} s after its assignment, the trial boot on B failed, "
-            f"back on A ({v.v3}) READY {ready - t2:.0f} s after the assignment, B_OK=0, coins kept; "
-            f"slot check: {log.split(' ', 1)[-1][:140]}; the server: {server.state()}; "
+            f"back on A ({v.v3}) READY {ready - t2:.0f} s after the assignment, {marked}, coins kept; "
+            f"slot check: {how}; the server: {server.state()}; "
             f"{time.monotonic() - t0:.0f} s in all; timeline: {ab.timeline(t0)}")
 
 
