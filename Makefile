@@ -40,6 +40,7 @@ unit-test: test-deps
 	python3 images/rpi/test_overlays.py
 	python3 images/test_slot_check.py
 	python3 images/boardtest/test_crashpoints.py
+	python3 images/boardtest/test_ab_timeline.py
 	python3 images/fleet/test_fleet.py
 	promtool test rules fleet/prometheus/boardwalk-alerts.test.yml
 	$(SWIFT) build --build-tests
