@@ -47,17 +47,9 @@ def say(text):
 
 
 def make_bundle(work, version, size_mb):
-    """A RAUC bundle (rauc on this machine) with VERSION in its manifest and a SIZE_MB image,
-    signed with the development key when the image cache has it, else a key made here
+    """A RAUC bundle (rauc on this machine) with VERSION in its manifest and a SIZE_MB image
     (goosebit reads the manifest only; the fake RAUC checks the download's SHA-1)."""
-    keys = os.environ.get("BOARDWALK_RAUC_DEV_KEYRING", "/var/cache/boardwalk/images/rauc-dev-keyring")
-    if not os.path.exists(os.path.join(keys, "key.pem")):
-        keys = os.path.join(work, "key")
-        if not os.path.exists(os.path.join(keys, "key.pem")):
-            os.makedirs(keys, exist_ok=True)
-            subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
-                            "-subj", "/CN=boardwalk fleet sim", "-keyout", f"{keys}/key.pem", "-out", f"{keys}/cert.pem"],
-                           check=True, capture_output=True)
+    keys = goosebit_server.bundle_keys(work)
     return goosebit_server.signed_bundle(work, version, COMPATIBLE, keys, size_mb << 20)
 
 

@@ -153,6 +153,23 @@ class Goosebit:
         return proc_usage(self.proc.pid)
 
 
+def bundle_keys(directory):
+    """A directory with key.pem and cert.pem to sign the tests' bundles with: the image
+    builds' development key when the image cache has it ($BOARDWALK_RAUC_DEV_KEYRING, made by
+    images/rauc.sh), else a throwaway key made once in DIRECTORY: goosebit reads a bundle's
+    manifest and never checks its signature, and on a fresh machine no image is built yet."""
+    keys = os.environ.get("BOARDWALK_RAUC_DEV_KEYRING", "/var/cache/boardwalk/images/rauc-dev-keyring")
+    if os.path.exists(os.path.join(keys, "key.pem")):
+        return keys
+    keys = os.path.join(directory, "key")
+    if not os.path.exists(os.path.join(keys, "key.pem")):
+        os.makedirs(keys, exist_ok=True)
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+                        "-subj", "/CN=boardwalk fleet test", "-keyout", f"{keys}/key.pem", "-out", f"{keys}/cert.pem"],
+                       check=True, capture_output=True)
+    return keys
+
+
 def signed_bundle(directory, version, compatible, keys, image_bytes):
     """A RAUC bundle made by this machine's rauc in DIRECTORY: VERSION and COMPATIBLE in its
     manifest, an IMAGE_BYTES random root image, signed with KEYS/cert.pem and key.pem."""

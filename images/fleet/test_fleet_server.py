@@ -21,18 +21,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import goosebit_server  # noqa: E402
 
-KEYS = os.environ.get("BOARDWALK_RAUC_DEV_KEYRING", "/var/cache/boardwalk/images/rauc-dev-keyring")
 
 
 def bundle(tmp, version, compatible="boardwalk-qemu-x86_64"):
     """A small signed RAUC bundle (rauc on this machine) with VERSION in its manifest."""
-    return goosebit_server.signed_bundle(tmp, version, compatible, KEYS, 64 * 1024)
+    return goosebit_server.signed_bundle(tmp, version, compatible, goosebit_server.bundle_keys(tmp), 64 * 1024)
 
 
 class ReportAgainstGoosebit(unittest.TestCase):
     def test_rollback_reported(self):
-        if not os.path.exists(os.path.join(KEYS, "key.pem")):
-            self.skipTest(f"no development key in {KEYS} (made by the image build, images/rauc.sh)")
         with tempfile.TemporaryDirectory() as tmp:
             server = goosebit_server.Goosebit(os.path.join(tmp, "server")).start()
             try:
