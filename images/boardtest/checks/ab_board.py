@@ -60,16 +60,21 @@ class ABBoard:
                 self.mark(last)
             if len(boots) >= n:
                 if not any(what.startswith(f"boot {n}:") for what, _ in self.marks):
-                    # A reset the kernel did not ask for, by QEMU's record of its watchdog.
-                    began = [t for what, t in self.marks if what.startswith(f"boot {n - 1}: GRUB")]
-                    if n > 1 and began and not any(what == last for what, _ in self.marks):
-                        for t in self.vb.watchdog_resets(since=began[-1])[:1]:
-                            self.mark(f"boot {n - 1}: {WATCHDOG_RESET}", at=t)
+                    if not any(what == last for what, _ in self.marks):
+                        self._mark_watchdog_reset(n - 1)
                     self.mark(f"boot {n}: GRUB {boots[n - 1][0]}")
                 return boots[n - 1][0]
             require(self.vb.alive(), "QEMU exited")
             time.sleep(0.5)
         raise Failed(f"boot {n}: GRUB did not start it within {timeout:.0f} s")
+
+    def _mark_watchdog_reset(self, n):
+        """Boot N ended without the kernel's restart line: marked as the watchdog's when QEMU
+        recorded its WATCHDOG event after the boot began."""
+        began = [t for what, t in self.marks if what.startswith(f"boot {n}: GRUB")]
+        resets = self.vb.watchdog_resets(since=began[-1]) if began else []
+        if resets:
+            self.mark(f"boot {n}: {WATCHDOG_RESET}", at=resets[0])
 
     def ended_by_watchdog(self, n):
         """Boot N (1-based) ended when the hardware watchdog reset the board."""
